@@ -1,0 +1,36 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "jarvis",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "jarvis", targets: ["jarvis"]),
+        .library(name: "JarvisCore", targets: ["JarvisCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Thin system-library targets: one per C library, nothing vendored.
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx",
+                       providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev", "libsamplerate0-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(
+            name: "JarvisCore",
+            dependencies: ["CFFTW", "CPocketSphinx", "CSndFile", "CALSA"]
+        ),
+        .executableTarget(
+            name: "jarvis",
+            dependencies: [
+                "JarvisCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "JarvisCoreTests", dependencies: ["JarvisCore"]),
+        .testTarget(name: "JarvisEndToEndTests", dependencies: ["JarvisCore"]),
+    ]
+)

@@ -1,0 +1,1 @@
+#include <alsa/asoundlib.h>

@@ -1,0 +1,167 @@
+import CSndFile
+import Foundation
+
+/// Decodes any file libsndfile reads (WAV, FLAC, …; 8/16/24/32-bit integer or float, any rate, any
+/// channel count) and streams it as 16 kHz mono Int16: channels are averaged, then libsamplerate converts
+/// the rate. Memory stays bounded whatever the file's length.
+public final class AudioFileSource: AudioSource {
+    public let name: String
+    /// The file's own sample rate (Hz) and channel count, as its header states them.
+    public let fileSampleRate: Int
+    public let fileChannels: Int
+
+    private var file: OpaquePointer?
+    private var resampler: OpaquePointer?
+    private let ratio: Double
+    private var interleaved: [Float]
+    private var mono: [Float] = []
+    private var resampled: [Float] = []
+    private var pending: [Float] = []   // resampled samples not yet returned
+    private var fileEnded = false
+    private var flushed = false
+    private var framesRead = 0
+
+    /// Largest rate accepted; anything above is a broken header, not audio.
+    static let maxSampleRate = 768_000
+    static let maxChannels = 64
+    /// File frames read per call to libsndfile.
+    static let chunkFrames = 4096
+
+    public init(path: String) throws(AudioInputError) {
+        name = path
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw AudioInputError(.notFound, "Audio file '\(path)' does not exist; check the path.")
+        }
+        if isDir.boolValue {
+            throw AudioInputError(.isDirectory, "'\(path)' is a directory, not an audio file; pass a WAV or FLAC file.")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw AudioInputError(.unreadable, "Audio file '\(path)' cannot be read; check its permissions.")
+        }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        if size == 0 {
+            throw AudioInputError(.empty, "Audio file '\(path)' is empty; record or pick a file that holds audio.")
+        }
+        var info = SF_INFO()
+        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+            let reason = String(cString: sf_strerror(nil))
+            throw AudioInputError(.unsupported,
+                "'\(path)' is not a readable audio file (\(reason)); use a WAV or FLAC file.")
+        }
+        guard info.channels >= 1, Int(info.channels) <= Self.maxChannels,
+              info.samplerate >= 1000, Int(info.samplerate) <= Self.maxSampleRate else {
+            sf_close(handle)
+            throw AudioInputError(.malformed,
+                "Audio file '\(path)' has an invalid header (\(info.channels) channels at \(info.samplerate) Hz); re-encode it.")
+        }
+        file = handle
+        fileSampleRate = Int(info.samplerate)
+        fileChannels = Int(info.channels)
+        ratio = Double(AudioFormat.sampleRate) / Double(info.samplerate)
+        interleaved = [Float](repeating: 0, count: Self.chunkFrames * Int(info.channels))
+        if fileSampleRate != AudioFormat.sampleRate {
+            var error: Int32 = 0
+            resampler = src_new(Int32(SRC_SINC_MEDIUM_QUALITY), 1, &error)
+            if resampler == nil {
+                sf_close(handle)
+                file = nil
+                throw AudioInputError(.unsupported,
+                    "Cannot resample '\(path)' from \(info.samplerate) Hz (\(String(cString: src_strerror(error)))).")
+            }
+        }
+    }
+
+    deinit {
+        if let file { sf_close(file) }
+        if let resampler { src_delete(resampler) }
+    }
+
+    public func read(maxSamples: Int) throws(AudioInputError) -> [Int16] {
+        while pending.count < maxSamples && !(fileEnded && flushed) {
+            try decodeChunk()
+        }
+        let n = min(maxSamples, pending.count)
+        let out = pending[..<n].map(Self.toInt16)
+        pending.removeFirst(n)
+        return out
+    }
+
+    /// Reads one chunk from the file, downmixes and resamples it into `pending`.
+    private func decodeChunk() throws(AudioInputError) {
+        guard let file else { fileEnded = true; flushed = true; return }
+        var got = 0
+        if !fileEnded {
+            got = Int(interleaved.withUnsafeMutableBufferPointer {
+                sf_readf_float(file, $0.baseAddress, sf_count_t(Self.chunkFrames))
+            })
+            if got <= 0 {
+                fileEnded = true
+                let status = sf_error(file)
+                if status != 0 && framesRead == 0 {
+                    throw AudioInputError(.malformed,
+                        "Audio file '\(name)' could not be decoded (\(String(cString: sf_strerror(file)))); re-encode it.")
+                }
+                got = 0
+            }
+            framesRead += got
+        }
+        mono.removeAll(keepingCapacity: true)
+        if fileChannels == 1 {
+            mono.append(contentsOf: interleaved[..<got])
+        } else {
+            let scale = 1 / Float(fileChannels)
+            for frame in 0..<got {
+                var sum: Float = 0
+                let base = frame * fileChannels
+                for ch in 0..<fileChannels { sum += interleaved[base + ch] }
+                mono.append(sum * scale)
+            }
+        }
+        guard let resampler else {
+            pending.append(contentsOf: mono)
+            if fileEnded { flushed = true }
+            return
+        }
+        try resample(resampler, endOfInput: fileEnded)
+    }
+
+    private func resample(_ state: OpaquePointer, endOfInput: Bool) throws(AudioInputError) {
+        var offset = 0
+        repeat {
+            let capacity = Int(Double(mono.count - offset) * ratio) + 256
+            if resampled.count < capacity { resampled = [Float](repeating: 0, count: capacity) }
+            var data = SRC_DATA()
+            var status: Int32 = 0
+            var used = 0, produced = 0
+            mono.withUnsafeBufferPointer { input in
+                resampled.withUnsafeMutableBufferPointer { output in
+                    data.data_in = input.baseAddress.map { $0 + offset }
+                    data.input_frames = Int(mono.count - offset)
+                    data.data_out = output.baseAddress
+                    data.output_frames = Int(capacity)
+                    data.end_of_input = endOfInput ? 1 : 0
+                    data.src_ratio = ratio
+                    status = src_process(state, &data)
+                    used = Int(data.input_frames_used)
+                    produced = Int(data.output_frames_gen)
+                }
+            }
+            if status != 0 {
+                throw AudioInputError(.malformed,
+                    "Resampling '\(name)' failed (\(String(cString: src_strerror(status)))).")
+            }
+            pending.append(contentsOf: resampled[..<produced])
+            offset += used
+            if used == 0 && produced == 0 {
+                if endOfInput { flushed = true }
+                break
+            }
+        } while offset < mono.count || (endOfInput && !flushed)
+    }
+
+    @inline(__always) static func toInt16(_ x: Float) -> Int16 {
+        let v = (x * 32768).rounded()
+        return Int16(max(-32768, min(32767, v)))
+    }
+}

@@ -1,0 +1,90 @@
+extension CommandSet {
+    /// Spoken numbers one…twenty.
+    static let numbers: [String: SlotValue] = {
+        let names = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                     "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+                     "twenty"]
+        var d: [String: SlotValue] = [:]
+        for (i, n) in names.enumerated() { d[n] = .int(i + 1) }
+        return d
+    }()
+
+    /// Sites "open <site>" knows, spoken name → URL.
+    public static let defaultSites: [String: String] = [
+        "youtube": "https://www.youtube.com/",
+        "github": "https://github.com/",
+        "google": "https://www.google.com/",
+        "wikipedia": "https://en.wikipedia.org/",
+        "reddit": "https://www.reddit.com/",
+        "gmail": "https://mail.google.com/",
+        "amazon": "https://www.amazon.com/",
+        "twitter": "https://twitter.com/",
+        "facebook": "https://www.facebook.com/",
+        "google maps": "https://maps.google.com/",
+        "the weather": "https://weather.com/",
+        "the news": "https://news.google.com/",
+    ]
+
+    /// The built-in commands of DESIGN.md's intent table.
+    public static func builtin(sites: [String: String] = defaultSites) -> CommandSet {
+        let s = SlotValue.string
+        let slots: [String: SlotKind] = [
+            "direction": .list(["up": s("up"), "down": s("down"), "left": s("left"), "right": s("right")]),
+            "number": .list(numbers),
+            "page_direction": .list(["up": s("up"), "down": s("down")]),
+            "button": .list(["left": s("left"), "right": s("right"), "middle": s("middle")]),
+            "multiple": .list(["double": .int(2), "triple": .int(3)]),
+            "site": .list(sites.mapValues { s($0) }),
+            "query": .freeText,
+        ]
+        let polite = "[please]"
+        // `try!`: these literals are part of the program; a typo is a programming error caught by every test.
+        let commands: [CommandDefinition] = try! [
+            CommandDefinition(intent: "scroll", patterns: [
+                "\(polite) scroll [the page] <direction> [<number> [times]]",
+                "\(polite) scroll <direction> [the page]",
+            ], defaults: ["amount": .int(1)], renames: ["number": "amount"]),
+            CommandDefinition(intent: "scroll", patterns: [
+                "\(polite) page <page_direction>",
+            ], fixed: ["unit": s("page")], defaults: ["amount": .int(1)], renames: ["page_direction": "direction"]),
+            CommandDefinition(intent: "click", patterns: [
+                "\(polite) [mouse] click [the mouse]",
+                "\(polite) <button> click",
+                "\(polite) <multiple> click",
+                "\(polite) <button> <multiple> click",
+            ], defaults: ["button": s("left"), "count": .int(1)], renames: ["multiple": "count"]),
+            CommandDefinition(intent: "navigate", patterns: [
+                "\(polite) go back", "\(polite) back",
+            ], fixed: ["target": s("back")]),
+            CommandDefinition(intent: "navigate", patterns: [
+                "\(polite) go forward", "\(polite) forward",
+            ], fixed: ["target": s("forward")]),
+            CommandDefinition(intent: "navigate", patterns: [
+                "\(polite) go home", "\(polite) [go to the] home page",
+            ], fixed: ["target": s("home")]),
+            CommandDefinition(intent: "navigate", patterns: [
+                "\(polite) (refresh | reload) [the page | this page]",
+            ], fixed: ["target": s("reload")]),
+            CommandDefinition(intent: "navigate", patterns: [
+                "\(polite) [open [a]] new tab",
+            ], fixed: ["target": s("new_tab")]),
+            CommandDefinition(intent: "navigate", patterns: [
+                "\(polite) close [the | this] tab",
+            ], fixed: ["target": s("close_tab")]),
+            CommandDefinition(intent: "navigate", patterns: [
+                "\(polite) [go to the | switch to the] next tab",
+            ], fixed: ["target": s("next_tab")]),
+            CommandDefinition(intent: "navigate", patterns: [
+                "\(polite) [go to the | switch to the] (previous | last) tab",
+            ], fixed: ["target": s("previous_tab")]),
+            CommandDefinition(intent: "navigate", patterns: [
+                "\(polite) (open | go to | show me) <site>",
+            ], fixed: ["target": s("url")], renames: ["site": "url"]),
+            CommandDefinition(intent: "search", patterns: [
+                "\(polite) (search for | search | look up | google) <query>",
+                "\(polite) search the web for <query>",
+            ]),
+        ]
+        return CommandSet(slots: slots, commands: commands)
+    }
+}

@@ -1,0 +1,133 @@
+/// How a slot's spoken words become a value.
+public enum SlotKind: Equatable, Sendable {
+    /// A closed list: spoken phrase (one or more words) → value.
+    case list([String: SlotValue])
+    /// Free text (the words of a search), recognised with the open-vocabulary language model.
+    case freeText
+}
+
+/// One command: patterns that say it, the intent it makes, and how slots fill.
+public struct CommandDefinition: Sendable {
+    public let intent: String
+    public let patterns: [PhrasePattern]
+    /// Slot values set whatever was said (e.g. `button: left`).
+    public let fixedSlots: [String: SlotValue]
+    /// Values for slots the user may leave out (e.g. `amount: 1`).
+    public let defaults: [String: SlotValue]
+    /// Maps a pattern slot name to the intent slot it fills, when they differ (`<number>` → `amount`).
+    public let slotRenames: [String: String]
+
+    public init(intent: String, patterns: [String], fixed: [String: SlotValue] = [:],
+                defaults: [String: SlotValue] = [:], renames: [String: String] = [:]) throws(PatternSyntaxError) {
+        self.intent = intent
+        var parsed: [PhrasePattern] = []
+        for p in patterns { parsed.append(try PhrasePattern(p)) }
+        self.patterns = parsed
+        fixedSlots = fixed
+        self.defaults = defaults
+        slotRenames = renames
+    }
+}
+
+/// The command set: the one source of truth for the grammar, the intent parser and `jarvis commands`.
+public struct CommandSet: Sendable {
+    public var slots: [String: SlotKind]
+    public var commands: [CommandDefinition]
+    /// Word used in the grammar for one phone of free speech (a phone loop absorbs search text and
+    /// out-of-grammar speech); never a dictionary word.
+    public static let phoneWordPrefix = "ph_"
+
+    public init(slots: [String: SlotKind], commands: [CommandDefinition]) {
+        self.slots = slots
+        self.commands = commands
+    }
+
+    // MARK: parsing recognised words
+
+    /// The intent for `words` (lower case, wake phrase removed), or nil when they are not a command.
+    /// Free-text slots take all the words they cover.
+    public func parse(_ words: [String]) -> Intent? {
+        let text = words.joined(separator: " ")
+        for command in commands {
+            for pattern in command.patterns {
+                guard let m = pattern.match(words, slotLengths: slotLengths) else { continue }
+                if let intent = makeIntent(command, m, text: text) { return intent }
+            }
+        }
+        return nil
+    }
+
+    /// Parses text typed or injected by a user (punctuation and case ignored).
+    public func parse(text: String) -> Intent? {
+        parse(Self.normalizeWords(text))
+    }
+
+    public static func normalizeWords(_ text: String) -> [String] {
+        text.lowercased().split { !($0.isLetter || $0.isNumber || $0 == "'") }.map(String.init)
+    }
+
+    func slotLengths(_ name: String, _ words: [String], _ start: Int) -> [Int] {
+        switch slots[name] {
+        case .list(let values):
+            return values.keys.compactMap { phrase in
+                let p = phrase.split(separator: " ").map(String.init)
+                return start + p.count <= words.count && Array(words[start..<(start + p.count)]) == p ? p.count : nil
+            }.sorted(by: >)
+        case .freeText:
+            return Array((1...max(1, words.count - start)).reversed())
+        case nil:
+            return []
+        }
+    }
+
+    func makeIntent(_ command: CommandDefinition, _ m: PatternMatch, text: String) -> Intent? {
+        var slotValues = command.defaults
+        for (name, spoken) in m.captures {
+            let key = command.slotRenames[name] ?? name
+            switch slots[name] {
+            case .list(let values):
+                guard let v = values[spoken.joined(separator: " ")] else { return nil }
+                slotValues[key] = v
+            case .freeText:
+                slotValues[key] = .string(spoken.joined(separator: " "))
+            case nil:
+                return nil
+            }
+        }
+        for (k, v) in command.fixedSlots { slotValues[k] = v }
+        return Intent(name: command.intent, slots: slotValues, text: text)
+    }
+
+    /// Slot names of free-text kind.
+    public var freeTextSlots: Set<String> {
+        Set(slots.compactMap { $0.value == .freeText ? $0.key : nil })
+    }
+
+    /// Every literal word the grammar can produce (for dictionary checks).
+    public var vocabulary: Set<String> {
+        var words = Set<String>()
+        for c in commands { for p in c.patterns { words.formUnion(p.literalWords) } }
+        for case .list(let values) in slots.values {
+            for phrase in values.keys { words.formUnion(phrase.split(separator: " ").map(String.init)) }
+        }
+        return words
+    }
+
+    /// Human-readable "what can I say", one line per pattern, grouped by intent.
+    public func describe() -> String {
+        var lines: [String] = []
+        for c in commands {
+            lines.append("\(c.intent):")
+            for p in c.patterns { lines.append("  \(p.source)") }
+        }
+        for name in slots.keys.sorted() {
+            switch slots[name]! {
+            case .list(let values):
+                lines.append("<\(name)> = \(values.keys.sorted().joined(separator: " | "))")
+            case .freeText:
+                lines.append("<\(name)> = any words")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

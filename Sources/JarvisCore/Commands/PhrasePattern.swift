@@ -1,0 +1,186 @@
+/// A spoken-phrase pattern: words, `[optional words]`, `(one | another)` and `<slot>` references.
+///
+/// Example: `[please] scroll <direction> [<number> [times]]`. The same pattern generates the recogniser's
+/// grammar (JSGF) and parses recognised words back into slot values, so the two never disagree.
+public indirect enum PatternElement: Equatable, Sendable {
+    case word(String)
+    case optional([PatternElement])
+    case choice([[PatternElement]])
+    case slot(String)
+}
+
+public struct PatternSyntaxError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let pattern: String
+    public let reason: String
+    public var description: String { "Bad phrase pattern '\(pattern)': \(reason)." }
+}
+
+public struct PhrasePattern: Equatable, Sendable, CustomStringConvertible {
+    public let source: String
+    public let elements: [PatternElement]
+
+    public var description: String { source }
+
+    public init(_ source: String) throws(PatternSyntaxError) {
+        self.source = source
+        var parser = Parser(tokens: Self.tokenize(source), pattern: source)
+        elements = try parser.parseSequence(until: [])
+        if parser.position < parser.tokens.count {
+            throw PatternSyntaxError(pattern: source, reason: "unexpected '\(parser.tokens[parser.position])'")
+        }
+        if elements.isEmpty { throw PatternSyntaxError(pattern: source, reason: "it is empty") }
+    }
+
+    static func tokenize(_ s: String) -> [String] {
+        var tokens: [String] = []
+        var current = ""
+        var inSlot = false
+        for ch in s {
+            if inSlot {
+                current.append(ch)
+                if ch == ">" { tokens.append(current); current = ""; inSlot = false }
+                continue
+            }
+            switch ch {
+            case "[", "]", "(", ")", "|":
+                if !current.isEmpty { tokens.append(current); current = "" }
+                tokens.append(String(ch))
+            case "<":
+                if !current.isEmpty { tokens.append(current); current = "" }
+                current = "<"; inSlot = true
+            case " ", "\t", "\n", ",":
+                if !current.isEmpty { tokens.append(current); current = "" }
+            default:
+                current.append(ch)
+            }
+        }
+        if !current.isEmpty { tokens.append(current) }
+        return tokens
+    }
+
+    struct Parser {
+        let tokens: [String]
+        let pattern: String
+        var position = 0
+
+        mutating func parseSequence(until terminators: Set<String>) throws(PatternSyntaxError) -> [PatternElement] {
+            var out: [PatternElement] = []
+            while position < tokens.count, !terminators.contains(tokens[position]) {
+                let t = tokens[position]
+                position += 1
+                switch t {
+                case "[":
+                    let inner = try parseAlternatives(closing: "]")
+                    out.append(.optional(inner.count == 1 ? inner[0] : [.choice(inner)]))
+                case "(":
+                    let inner = try parseAlternatives(closing: ")")
+                    out.append(.choice(inner))
+                case "]", ")", "|":
+                    throw PatternSyntaxError(pattern: pattern, reason: "unbalanced '\(t)'")
+                default:
+                    if t.hasPrefix("<") {
+                        let name = String(t.dropFirst().dropLast())
+                        guard t.hasSuffix(">"), !name.isEmpty,
+                              name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                            throw PatternSyntaxError(pattern: pattern, reason: "bad slot name '\(t)'")
+                        }
+                        out.append(.slot(name))
+                    } else {
+                        guard t.allSatisfy({ $0.isLetter || $0 == "'" || $0 == "-" }) else {
+                            throw PatternSyntaxError(pattern: pattern, reason: "'\(t)' is not a word")
+                        }
+                        out.append(.word(t.lowercased()))
+                    }
+                }
+            }
+            return out
+        }
+
+        mutating func parseAlternatives(closing: String) throws(PatternSyntaxError) -> [[PatternElement]] {
+            var alternatives: [[PatternElement]] = []
+            while true {
+                let seq = try parseSequence(until: ["|", closing])
+                if seq.isEmpty { throw PatternSyntaxError(pattern: pattern, reason: "empty group") }
+                alternatives.append(seq)
+                guard position < tokens.count else {
+                    throw PatternSyntaxError(pattern: pattern, reason: "missing '\(closing)'")
+                }
+                let t = tokens[position]
+                position += 1
+                if t == closing { return alternatives }
+            }
+        }
+    }
+}
+
+/// The words matched by a pattern, with the words each slot captured.
+public struct PatternMatch: Equatable, Sendable {
+    public var captures: [String: [String]] = [:]
+}
+
+extension PhrasePattern {
+    /// Matches the whole of `words`; `slotMatcher(name, words, start)` returns the possible lengths a slot can
+    /// take at `start`. Returns the first full match (patterns are small, so backtracking is cheap).
+    public func match(_ words: [String], slotLengths: (String, [String], Int) -> [Int]) -> PatternMatch? {
+        Self.match(elements[...], words, 0, PatternMatch(), slotLengths).first { $0.1 == words.count }?.0
+    }
+
+    private static func match(_ elements: ArraySlice<PatternElement>, _ words: [String], _ at: Int, _ acc: PatternMatch,
+                              _ slotLengths: (String, [String], Int) -> [Int]) -> [(PatternMatch, Int)] {
+        guard let first = elements.first else { return [(acc, at)] }
+        let rest = elements.dropFirst()
+        var results: [(PatternMatch, Int)] = []
+        switch first {
+        case .word(let w):
+            if at < words.count, words[at] == w { results += match(rest, words, at + 1, acc, slotLengths) }
+        case .optional(let inner):
+            for (m, next) in match(inner[...], words, at, acc, slotLengths) {
+                results += match(rest, words, next, m, slotLengths)
+            }
+            results += match(rest, words, at, acc, slotLengths)
+        case .choice(let alternatives):
+            for alt in alternatives {
+                for (m, next) in match(alt[...], words, at, acc, slotLengths) {
+                    results += match(rest, words, next, m, slotLengths)
+                }
+            }
+        case .slot(let name):
+            for length in slotLengths(name, words, at) where length > 0 && at + length <= words.count {
+                var m = acc
+                m.captures[name] = Array(words[at..<(at + length)])
+                results += match(rest, words, at + length, m, slotLengths)
+            }
+        }
+        return results
+    }
+
+    /// Every word the pattern can produce, slots excluded.
+    public var literalWords: Set<String> {
+        func collect(_ es: [PatternElement]) -> Set<String> {
+            es.reduce(into: Set<String>()) { set, e in
+                switch e {
+                case .word(let w): set.insert(w)
+                case .optional(let inner): set.formUnion(collect(inner))
+                case .choice(let alts): alts.forEach { set.formUnion(collect($0)) }
+                case .slot: break
+                }
+            }
+        }
+        return collect(elements)
+    }
+
+    /// Slot names referenced by the pattern.
+    public var slotNames: Set<String> {
+        func collect(_ es: [PatternElement]) -> Set<String> {
+            es.reduce(into: Set<String>()) { set, e in
+                switch e {
+                case .slot(let n): set.insert(n)
+                case .optional(let inner): set.formUnion(collect(inner))
+                case .choice(let alts): alts.forEach { set.formUnion(collect($0)) }
+                case .word: break
+                }
+            }
+        }
+        return collect(elements)
+    }
+}

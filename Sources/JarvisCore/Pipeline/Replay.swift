@@ -1,0 +1,56 @@
+import Foundation
+
+/// Runs the pipeline over a file source from a fresh state, emitting events tagged with the file name.
+public enum Replay {
+    /// Samples read from the source per step (0.1 s).
+    public static let chunkSamples = 1600
+
+    /// Returns false when the file could not be read (an `error` event was emitted).
+    @discardableResult
+    public static func run(path: String, settings: PipelineSettings, commands: CommandSet = .builtin(),
+                           tagSource: Bool, realtime: Bool = false,
+                           emit: @escaping (Event) -> Void) throws(DecoderError) -> Bool {
+        let source = tagSource ? path : nil
+        let tagged: (Event) -> Void = { e in
+            var e = e
+            if case .listening = e.kind {} else { e.source = source }
+            emit(e)
+        }
+        let cpuStart = processCPUSeconds()
+        let audio: AudioFileSource
+        do {
+            audio = try AudioFileSource(path: path)
+        } catch {
+            tagged(Event(t: 0, .error(code: error.code.rawValue, message: error.message)))
+            return false
+        }
+        tagged(Event(t: 0, .listening(source: path, sampleRate: AudioFormat.sampleRate)))
+        let pipeline = try Pipeline(settings: settings, commands: commands, emit: tagged)
+        var ok = true
+        let wallStart = Date()
+        var fed = 0
+        while true {
+            let chunk: [Int16]
+            do {
+                chunk = try audio.read(maxSamples: chunkSamples)
+            } catch {
+                tagged(Event(t: AudioFormat.seconds(fed), .error(code: error.code.rawValue, message: error.message)))
+                ok = false
+                break
+            }
+            if chunk.isEmpty { break }
+            try pipeline.process(chunk)
+            fed += chunk.count
+            if realtime {
+                let ahead = AudioFormat.seconds(fed) - Date().timeIntervalSince(wallStart)
+                if ahead > 0 { Thread.sleep(forTimeInterval: ahead) }
+            }
+        }
+        try pipeline.finish()
+        var stats = pipeline.stats
+        stats.cpuSeconds = processCPUSeconds() - cpuStart
+        if !ok { stats.errors += 1 }
+        tagged(Event(t: AudioFormat.seconds(fed), .end(stats)))
+        return ok
+    }
+}

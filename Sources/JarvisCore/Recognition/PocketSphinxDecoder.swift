@@ -1,0 +1,251 @@
+import CPocketSphinx
+import Foundation
+
+/// A PocketSphinx failure, from a C status code or a NULL return.
+public struct DecoderError: Error, CustomStringConvertible, Sendable {
+    public let operation: String
+    public let status: Int32
+    public let detail: String
+    public var description: String {
+        "PocketSphinx \(operation) failed (status \(status))\(detail.isEmpty ? "" : ": \(detail)")."
+    }
+}
+
+/// One recognised word with its span in the decoded audio, in 10 ms frames from the utterance start.
+public struct RecognizedWord: Equatable, Sendable {
+    public let word: String
+    public let startFrame: Int
+    public let endFrame: Int
+    /// Acoustic log-likelihood of the word (PocketSphinx log base).
+    public let acousticScore: Int32
+    /// The segment's probability as PocketSphinx reports it (for keyphrases: the detection score, log base).
+    public let probability: Int32
+    public var isFiller: Bool {
+        word.isEmpty || word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("+") || word == "(NULL)"
+    }
+}
+
+/// The best path of one decoded utterance.
+public struct Hypothesis: Equatable, Sendable {
+    public let text: String
+    public let score: Int32
+    public let words: [RecognizedWord]
+    /// Posterior probability of the best path, 0…1 (from the lattice; 0 when unavailable).
+    public let posterior: Double
+}
+
+/// Owns one `ps_decoder_t`. Feed 16 kHz Int16 audio; switch between named searches (grammar, LM, keyphrase).
+public final class PocketSphinxDecoder {
+    private let ps: OpaquePointer
+    public let modelDirectory: String
+    /// 10 ms feature frames per second.
+    public static let framesPerSecond = 100
+    private var inUtterance = false
+
+    /// - Parameters:
+    ///   - model: the acoustic model folder (holds `en-us/` or is the model itself, plus a dictionary).
+    ///   - extraArguments: PocketSphinx options as name/value pairs ("-kws_threshold", "1e-20").
+    public init(model: ModelPaths, extraArguments: [(String, String)] = []) throws(DecoderError) {
+        jarvis_ps_quiet()
+        modelDirectory = model.acousticModel
+        var args: [(String, String)] = [
+            ("-hmm", model.acousticModel), ("-dict", model.dictionary),
+            ("-logfn", "/dev/null"),
+        ]
+        args += extraArguments
+        let flat = args.flatMap { [$0.0, $0.1] }
+        var cStrings = flat.map { strdup($0) }
+        defer { cStrings.forEach { free($0) } }
+        let config = cStrings.withUnsafeMutableBufferPointer {
+            jarvis_ps_config(Int32($0.count), $0.baseAddress)
+        }
+        guard let config else {
+            throw DecoderError(operation: "configuration", status: -1, detail: flat.joined(separator: " "))
+        }
+        defer { cmd_ln_free_r(config) }
+        guard let decoder = ps_init(config) else {
+            throw DecoderError(operation: "ps_init", status: -1,
+                               detail: "cannot load the model at \(model.acousticModel)")
+        }
+        ps = decoder
+    }
+
+    deinit {
+        if inUtterance { ps_end_utt(ps) }
+        ps_free(ps)
+    }
+
+    private func check(_ status: Int32, _ operation: String, _ detail: String = "") throws(DecoderError) {
+        if status < 0 { throw DecoderError(operation: operation, status: status, detail: detail) }
+    }
+
+    // MARK: searches
+
+    public func addGrammar(name: String, jsgf: String) throws(DecoderError) {
+        try check(ps_set_jsgf_string(ps, name, jsgf), "grammar '\(name)'", jsgf.prefix(200).description)
+    }
+
+    public func addLanguageModel(name: String, path: String) throws(DecoderError) {
+        try check(ps_set_lm_file(ps, name, path), "language model '\(name)'", path)
+    }
+
+    public func addKeyphrase(name: String, phrase: String) throws(DecoderError) {
+        try check(ps_set_keyphrase(ps, name, phrase), "keyphrase '\(name)'", phrase)
+    }
+
+    public func addPhoneLoop(name: String, phoneLanguageModel path: String) throws(DecoderError) {
+        try check(ps_set_allphone_file(ps, name, path), "phone loop '\(name)'", path)
+    }
+
+    public func useSearch(_ name: String) throws(DecoderError) {
+        if inUtterance { endUtterance() }
+        try check(ps_set_search(ps, name), "select search '\(name)'")
+    }
+
+    /// Adds a word to the dictionary (and to every search's vocabulary) unless it is known already.
+    public func addWord(_ word: String, phones: String) throws(DecoderError) {
+        if hasWord(word) { return }
+        try check(ps_add_word(ps, word, phones, 1), "add word '\(word)'", phones)
+    }
+
+    public func hasWord(_ word: String) -> Bool {
+        guard let p = ps_lookup_word(ps, word) else { return false }
+        free(p)
+        return true
+    }
+
+    public func pronunciation(of word: String) -> String? {
+        guard let p = ps_lookup_word(ps, word) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
+    // MARK: decoding
+
+    public func startUtterance() throws(DecoderError) {
+        if inUtterance { endUtterance() }
+        try check(ps_start_utt(ps), "start utterance")
+        inUtterance = true
+    }
+
+    /// Feeds samples; `wholeUtterance` when `samples` is the entire utterance (batch CMN, better accuracy).
+    public func process(_ samples: ArraySlice<Int16>, wholeUtterance: Bool = false) throws(DecoderError) {
+        guard !samples.isEmpty else { return }
+        let status = samples.withUnsafeBufferPointer {
+            ps_process_raw(ps, $0.baseAddress, $0.count, 0, wholeUtterance ? 1 : 0)
+        }
+        try check(status, "process audio")
+    }
+
+    public func endUtterance() {
+        if inUtterance { ps_end_utt(ps) }
+        inUtterance = false
+    }
+
+    /// The current best hypothesis (during or after an utterance), nil when nothing was recognised.
+    public func hypothesis(withPosterior: Bool = false) -> Hypothesis? {
+        var score: Int32 = 0
+        guard let cText = ps_get_hyp(ps, &score) else { return nil }
+        let text = String(cString: cText)
+        var words: [RecognizedWord] = []
+        var seg = ps_seg_iter(ps)
+        while let s = seg {
+            var sf: Int32 = 0, ef: Int32 = 0, ascr: Int32 = 0, lscr: Int32 = 0, lback: Int32 = 0
+            ps_seg_frames(s, &sf, &ef)
+            let prob = ps_seg_prob(s, &ascr, &lscr, &lback)
+            words.append(RecognizedWord(word: Self.baseWord(String(cString: ps_seg_word(s))), startFrame: Int(sf),
+                                        endFrame: Int(ef), acousticScore: ascr, probability: prob))
+            seg = ps_seg_next(s)
+        }
+        var posterior = 0.0
+        if withPosterior {
+            let logProb = ps_get_prob(ps)
+            posterior = logmath_exp(ps_get_logmath(ps), logProb)
+        }
+        return Hypothesis(text: text, score: score, words: words, posterior: posterior)
+    }
+
+    /// Up to `limit` distinct n-best hypotheses of the finished utterance (best first).
+    public func nBest(limit: Int) -> [String] {
+        var result: [String] = []
+        var iterator = ps_nbest(ps)
+        var seen = 0
+        while let it = iterator, result.count < limit, seen < limit * 10 {
+            seen += 1
+            var score: Int32 = 0
+            if let c = ps_nbest_hyp(it, &score) {
+                let text = String(cString: c)
+                if !text.isEmpty && !result.contains(text) { result.append(text) }
+            }
+            iterator = ps_nbest_next(it)
+        }
+        if let iterator { ps_nbest_free(iterator) }
+        return result
+    }
+
+    /// "for(2)" (an alternative pronunciation) → "for".
+    public static func baseWord(_ w: String) -> String {
+        if w.count > 3, w.hasSuffix(")"), let paren = w.lastIndex(of: "("), paren > w.startIndex,
+           w[w.index(after: paren)..<w.index(before: w.endIndex)].allSatisfy(\.isNumber) {
+            return String(w[..<paren])
+        }
+        return w
+    }
+
+    /// Frames (10 ms) processed in the current or last utterance.
+    public var frameCount: Int { Int(ps_get_n_frames(ps)) }
+
+    /// Converts a PocketSphinx log score to natural log.
+    public func naturalLog(_ score: Int32) -> Double {
+        logmath_log_to_ln(ps_get_logmath(ps), score)
+    }
+}
+
+/// Where the acoustic model, dictionary and language models live.
+public struct ModelPaths: Sendable, Equatable {
+    public var acousticModel: String
+    public var dictionary: String
+    public var languageModel: String
+    public var phoneLanguageModel: String
+
+    /// Debian's pocketsphinx-en-us layout.
+    public static let debianDefault = ModelPaths(root: "/usr/share/pocketsphinx/model/en-us")
+
+    /// A model folder laid out like Debian's: `en-us/` (acoustic model), `cmudict-en-us.dict`, `en-us.lm.bin`,
+    /// `en-us-phone.lm.bin`; or an acoustic model folder itself with those files beside it.
+    public init(root: String) {
+        let url = URL(fileURLWithPath: root)
+        let nested = url.appendingPathComponent("en-us").path
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: nested + "/mdef", isDirectory: &isDir) {
+            acousticModel = nested
+        } else {
+            acousticModel = root
+        }
+        dictionary = Self.first(in: root, matching: ".dict") ?? url.appendingPathComponent("cmudict-en-us.dict").path
+        languageModel = url.appendingPathComponent("en-us.lm.bin").path
+        phoneLanguageModel = url.appendingPathComponent("en-us-phone.lm.bin").path
+    }
+
+    public init(acousticModel: String, dictionary: String, languageModel: String, phoneLanguageModel: String) {
+        self.acousticModel = acousticModel
+        self.dictionary = dictionary
+        self.languageModel = languageModel
+        self.phoneLanguageModel = phoneLanguageModel
+    }
+
+    private static func first(in dir: String, matching suffix: String) -> String? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return names.sorted().first { $0.hasSuffix(suffix) }.map { dir + "/" + $0 }
+    }
+
+    /// Why this model cannot be used, or nil when its files are there.
+    public func problem() -> String? {
+        for (what, path) in [("acoustic model", acousticModel + "/mdef"), ("dictionary", dictionary),
+                             ("language model", languageModel)]
+        where !FileManager.default.fileExists(atPath: path) {
+            return "The \(what) is missing at '\(path)'; install pocketsphinx-en-us or pass --model DIR."
+        }
+        return nil
+    }
+}

@@ -1,0 +1,154 @@
+import ArgumentParser
+import Foundation
+import JarvisCore
+
+/// Exit codes of DESIGN.md.
+enum ExitStatus {
+    static let ok: Int32 = 0
+    static let usage: Int32 = 2
+    static let audioInput: Int32 = 3
+    /// The recogniser could not start (model missing or broken).
+    static let recogniser: Int32 = 4
+}
+
+struct CommonOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print events as JSON lines (NDJSON) instead of readable text.")
+    var json = false
+
+    @Option(name: .long, help: "The wake phrase (\"hey jarvis\"; \"jarvis\" alone works too).")
+    var wakePhrase = "hey jarvis"
+
+    @Option(name: .long, help: "PocketSphinx model folder (Debian layout: en-us/, cmudict-en-us.dict, en-us.lm.bin).")
+    var model = "/usr/share/pocketsphinx/model/en-us"
+
+    @Option(name: .long, help: ArgumentHelp("Voice activity detection: on, or off to decode every frame.", visibility: .hidden))
+    var vad = "on"
+
+    @Option(name: .long, help: ArgumentHelp("Restart a decoder after this many seconds of continuous decoding.", visibility: .hidden))
+    var maxUtterance = 55.0
+
+    @Option(name: .long, help: ArgumentHelp("Keyphrase threshold of the wake spotter (e.g. 1e-20).", visibility: .hidden))
+    var wakeThreshold: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Weight of the out-of-grammar branch.", visibility: .hidden))
+    var garbageWeight = 0.05
+
+    func settings() throws -> PipelineSettings {
+        var s = PipelineSettings()
+        let words = CommandSet.normalizeWords(wakePhrase)
+        guard !words.isEmpty else { throw ValidationError("--wake-phrase must contain at least one word.") }
+        s.wakePhrase = words.joined(separator: " ")
+        guard vad == "on" || vad == "off" else { throw ValidationError("--vad must be on or off.") }
+        s.vadEnabled = vad == "on"
+        guard maxUtterance >= 5 else { throw ValidationError("--max-utterance must be at least 5 seconds.") }
+        s.maxUtterance = maxUtterance
+        if let wakeThreshold {
+            guard wakeThreshold > 0, wakeThreshold < 1 else { throw ValidationError("--wake-threshold must be in (0, 1).") }
+            var w = WakeSettings.defaults(forWords: words.count)
+            w.threshold = wakeThreshold
+            s.wake = w
+        }
+        s.garbageWeight = garbageWeight
+        s.model = ModelPaths(root: model)
+        return s
+    }
+}
+
+struct Jarvis: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jarvis",
+        abstract: "An always-on \"hey jarvis\" voice command pipeline (offline, PocketSphinx).",
+        discussion: """
+        Exit codes: 0 ok; 2 usage or config error; 3 audio input error; 4 the recogniser's model cannot be loaded.
+        """,
+        subcommands: [Replay.self, Commands.self])
+}
+
+extension Jarvis {
+    struct Replay: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the pipeline over audio files (WAV, FLAC; any rate, encoding and channel count).",
+            discussion: "Actions are reported as dry-run events. With several files, each starts from a fresh state and every event carries \"source\".")
+
+        @Argument(help: "Audio files to replay.")
+        var files: [String]
+
+        @OptionGroup var common: CommonOptions
+
+        @Flag(name: .long, help: "Pace the audio at real time (as if it came from a microphone).")
+        var realtime = false
+
+        func validate() throws {
+            if files.isEmpty { throw ValidationError("Give at least one audio file to replay.") }
+        }
+
+        func run() throws {
+            let settings = try common.settings()
+            if let problem = settings.model.problem() {
+                fail(problem, code: "model-missing", status: ExitStatus.recogniser)
+            }
+            let printer = EventPrinter(json: common.json)
+            var failed = false
+            for path in files {
+                let ok: Bool
+                do {
+                    ok = try JarvisCore.Replay.run(path: path, settings: settings, tagSource: true,
+                                                   realtime: realtime) { event in
+                        printer.print(event)
+                        if case .error(_, let message) = event.kind {
+                            FileHandle.standardError.write(Data(("jarvis: " + message + "\n").utf8))
+                        }
+                    }
+                } catch {
+                    fail("The recogniser failed: \(error.description)", code: "recogniser", status: ExitStatus.recogniser,
+                         printer: printer, source: path)
+                }
+                if !ok { failed = true }
+            }
+            if failed { throw ExitCode(ExitStatus.audioInput) }
+        }
+
+        func fail(_ message: String, code: String, status: Int32, printer: EventPrinter? = nil,
+                  source: String? = nil) -> Never {
+            (printer ?? EventPrinter(json: common.json)).print(Event(t: 0, .error(code: code, message: message), source: source))
+            FileHandle.standardError.write(Data(("jarvis: " + message + "\n").utf8))
+            Foundation.exit(status)
+        }
+    }
+
+    struct Commands: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print what you can say (from the live grammar).")
+
+        @Flag(name: .long, help: "Print the generated JSGF grammar instead.")
+        var grammar = false
+
+        @Option(name: .long, help: "The wake phrase the grammar starts with.")
+        var wakePhrase = "hey jarvis"
+
+        func run() {
+            let set = CommandSet.builtin()
+            if grammar {
+                print(GrammarGenerator(commands: set).jsgf(wakeWords: CommandSet.normalizeWords(wakePhrase)), terminator: "")
+            } else {
+                print("Say \"\(wakePhrase)\", then one of:")
+                print(set.describe())
+            }
+        }
+    }
+}
+
+// Usage errors exit with 2 (DESIGN.md), not ArgumentParser's 64.
+do {
+    var command = try Jarvis.parseAsRoot()
+    try command.run()
+} catch {
+    let code = Jarvis.exitCode(for: error)
+    if code == .success {
+        Jarvis.exit(withError: error)
+    } else if let exit = error as? ExitCode {
+        Foundation.exit(exit.rawValue)
+    } else {
+        FileHandle.standardError.write(Data((Jarvis.fullMessage(for: error) + "\n").utf8))
+        Foundation.exit(ExitStatus.usage)
+    }
+}

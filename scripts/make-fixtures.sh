@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Regenerate the TTS audio fixtures in audio-fixtures/ (see audio-fixtures/README.md).
+#
+# Requirements: bash, sox (with FLAC support), flite (voice "slt").
+# Deterministic: flite is deterministic and every sox call runs with -R
+# (repeatable random numbers for noise and dither), so re-running the script
+# reproduces byte-identical files with the same flite/sox versions
+# (generated with flite 2.2, SoX 14.4.2).
+#
+# Layout of every 16 kHz fixture: a continuous very quiet white-noise bed
+# (sox `whitenoise vol 0.001`, peak -60 dBFS, RMS about -65 dBFS) over
+# the whole file; the speech starts after 0.8 s of that noise and is followed by
+# 0.8 s of it. Each TTS clip is normalised to -3 dBFS peak and has flite's
+# leading/trailing near-silence trimmed, so the start times printed at the end
+# are the real speech onsets.
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$REPO_ROOT/audio-fixtures"
+VOICE=slt
+RATE=16000
+PAD=0.8            # seconds of quiet noise before and after the speech
+SESSION_GAP=2.0    # seconds of quiet noise between the commands in session.wav
+PAD_NOISE="whitenoise vol 0.001"     # ~ -60 dBFS (nominal amplitude)
+SEAM_LEN=70        # seconds, restart_seam.flac
+SEAM_NOISE="brownnoise vol 0.0018"   # peak ~-55, RMS ~-60 dBFS; ~half the FLAC size of white
+SEAM_T1=54.3       # "hey jarvis, scroll up" starts here (straddles 55 s)
+SEAM_T2=62.0       # "hey jarvis, next tab" starts here
+
+for tool in sox soxi flite; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "error: '$tool' not found" >&2; exit 1; }
+done
+flite -lv | grep -qw "$VOICE" || { echo "error: flite voice '$VOICE' not available" >&2; exit 1; }
+
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+
+mkdir -p "$OUT/enc"
+
+SOX=(sox -R -V1)                 # repeatable, errors only
+FMT=(-r "$RATE" -c 1 -b 16 -e signed-integer)
+
+TIMINGS="$TMP/timings.txt"
+: >"$TIMINGS"
+
+samples() { soxi -s "$1"; }
+secs() { awk -v n="$1" -v r="$RATE" 'BEGIN { printf "%.3f", n / r }'; }
+to_samples() { awk -v s="$1" -v r="$RATE" 'BEGIN { printf "%d", s * r + 0.5 }'; }
+
+# tts NAME "TEXT" -> $TMP/NAME.wav : 16 kHz mono s16, -3 dBFS peak, trimmed.
+tts() {
+  local name=$1 text=$2
+  flite -voice "$VOICE" -t "$text" -o "$TMP/$name.raw.wav"
+  "${SOX[@]}" "$TMP/$name.raw.wav" "${FMT[@]}" "$TMP/$name.wav" \
+    norm -3 \
+    silence 1 0.01 0.1% reverse silence 1 0.01 0.1% reverse
+}
+
+# silence SECONDS OUT -> digital silence, 16 kHz mono s16
+silence() {
+  "${SOX[@]}" "${FMT[@]}" -n "${FMT[@]}" "$2" trim 0 "$(to_samples "$1")s"
+}
+
+# mix_with_noise SPEECH_TRACK OUT NOISE_EFFECT : noise bed of the same length
+# (sample exact) mixed at unity gain under the speech track.
+mix_with_noise() {
+  local speech=$1 out=$2 n
+  n=$(samples "$speech")
+  # shellcheck disable=SC2086  # $3 is a sox effect with arguments
+  "${SOX[@]}" "${FMT[@]}" -n "${FMT[@]}" "$TMP/bed.wav" synth "${n}s" $3
+  "${SOX[@]}" -m -v 1 "$TMP/bed.wav" -v 1 "$speech" "${FMT[@]}" "$out"
+}
+
+# single NAME "TEXT" : PAD noise + utterance + PAD noise -> $OUT/NAME.wav
+single() {
+  local name=$1 text=$2 n
+  tts "$name" "$text"
+  n=$(samples "$TMP/$name.wav")
+  "${SOX[@]}" "$TMP/$name.wav" "$TMP/$name.track.wav" pad "$PAD" "$PAD"
+  mix_with_noise "$TMP/$name.track.wav" "$OUT/$name.wav" "$PAD_NOISE"
+  printf '%s\t%s\t%s\t%s\n' "$name.wav" "$(secs "$(to_samples "$PAD")")" \
+    "$(secs $(( $(to_samples "$PAD") + n )))" "$text" >>"$TIMINGS"
+}
+
+echo "== main 16 kHz fixtures"
+single scroll_down         "hey jarvis, scroll down"
+single search_pizza        "hey jarvis, search for pizza recipes"
+single new_tab_jarvis_only "jarvis, new tab"
+single no_wake             "please scroll down the page and click the button"
+single not_a_command       "hey jarvis, what a lovely day it is"
+
+# session.wav: three commands separated by SESSION_GAP s of quiet noise.
+session_texts=("hey jarvis, go back" "hey jarvis, double click" "hey jarvis, open youtube")
+silence "$SESSION_GAP" "$TMP/gap.wav"
+parts=()
+t=$(to_samples "$PAD")
+gap_n=$(samples "$TMP/gap.wav")
+for i in 0 1 2; do
+  tts "session$i" "${session_texts[$i]}"
+  n=$(samples "$TMP/session$i.wav")
+  printf '%s\t%s\t%s\t%s\n' "session.wav" "$(secs "$t")" "$(secs $((t + n)))" \
+    "${session_texts[$i]}" >>"$TIMINGS"
+  t=$((t + n + gap_n))
+  parts+=("$TMP/session$i.wav")
+  if [ "$i" -lt 2 ]; then parts+=("$TMP/gap.wav"); fi
+done
+"${SOX[@]}" "${parts[@]}" "$TMP/session.track.wav" pad "$PAD" "$PAD"
+mix_with_noise "$TMP/session.track.wav" "$OUT/session.wav" "$PAD_NOISE"
+
+echo "== restart_seam.flac"
+tts seam1 "hey jarvis, scroll up"
+tts seam2 "hey jarvis, next tab"
+seam_total=$(to_samples "$SEAM_LEN")
+"${SOX[@]}" "${FMT[@]}" -n "${FMT[@]}" "$TMP/seam_bed.wav" synth "${seam_total}s" $SEAM_NOISE
+"${SOX[@]}" "$TMP/seam1.wav" "$TMP/seam1.track.wav" pad "$(to_samples "$SEAM_T1")s"
+"${SOX[@]}" "$TMP/seam2.wav" "$TMP/seam2.track.wav" pad "$(to_samples "$SEAM_T2")s"
+# -m pads the shorter inputs with silence: output length == noise bed (70 s).
+"${SOX[@]}" -m -v 1 "$TMP/seam_bed.wav" -v 1 "$TMP/seam1.track.wav" -v 1 "$TMP/seam2.track.wav" \
+  "${FMT[@]}" -C 8 "$OUT/restart_seam.flac"
+seam_texts=("hey jarvis, scroll up" "hey jarvis, next tab")
+seam_starts=("$SEAM_T1" "$SEAM_T2")
+for i in 0 1; do
+  t0=$(to_samples "${seam_starts[$i]}")
+  n=$(samples "$TMP/seam$((i + 1)).wav")
+  printf '%s\t%s\t%s\t%s\n' "restart_seam.flac" "$(secs "$t0")" "$(secs $((t0 + n)))" \
+    "${seam_texts[$i]}" >>"$TIMINGS"
+done
+
+echo "== encoding variants of scroll_down.wav"
+SRC="$OUT/scroll_down.wav"
+"${SOX[@]}" "$SRC" -r 8000  -c 1 -b 8  -e unsigned-integer "$OUT/enc/scroll_down_u8_8k.wav"
+"${SOX[@]}" "$SRC" -r 48000 -c 2 -b 24 -e signed-integer   "$OUT/enc/scroll_down_s24_48k_stereo.wav"
+"${SOX[@]}" "$SRC" -r 22050 -c 1 -b 32 -e floating-point   "$OUT/enc/scroll_down_f32_22k.wav"
+"${SOX[@]}" "$SRC" -r 44100 -c 1 -b 32 -e signed-integer   "$OUT/enc/scroll_down_s32_44k.wav"
+"${SOX[@]}" "$SRC" -r 16000 -c 1 -b 16 -C 8                 "$OUT/enc/scroll_down.flac"
+
+echo
+echo "== files"
+generated=(
+  scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
+  not_a_command.wav restart_seam.flac
+  enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
+  enc/scroll_down_s32_44k.wav enc/scroll_down.flac
+)
+printf '%-36s %6s %5s %3s %-26s %9s %10s\n' file rate ch bit encoding seconds bytes
+for f in "${generated[@]}"; do
+  p="$OUT/$f"
+  printf '%-36s %6s %5s %3s %-26s %9s %10s\n' "$f" "$(soxi -r "$p")" "$(soxi -c "$p")" \
+    "$(soxi -b "$p")" "$(soxi -e "$p" | tr ' ' '_')" "$(soxi -D "$p")" "$(wc -c <"$p")"
+done
+
+echo
+echo "== speech timing (seconds from file start; 16 kHz sample exact)"
+printf '%-24s %8s %8s  %s\n' file start end text
+while IFS=$'\t' read -r f s e txt; do
+  printf '%-24s %8s %8s  "%s"\n' "$f" "$s" "$e" "$txt"
+done <"$TIMINGS"
+
+echo
+du -sh "$OUT"
