@@ -27,11 +27,17 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Restart a decoder after this many seconds of continuous decoding.", visibility: .hidden))
     var maxUtterance = 55.0
 
-    @Option(name: .long, help: ArgumentHelp("Keyphrase threshold of the wake spotter (e.g. 1e-20).", visibility: .hidden))
-    var wakeThreshold: Double?
+    @Option(name: .long, help: ArgumentHelp("Prior weight of the no-wake branch (higher: fewer wakes).", visibility: .hidden))
+    var noWakeWeight: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Weight of the out-of-grammar branch.", visibility: .hidden))
-    var garbageWeight = 0.05
+    @Option(name: .long, help: ArgumentHelp("Prior weight of free speech after the wake phrase (higher: more rejections).", visibility: .hidden))
+    var garbageWeight: Double?
+
+    @Option(name: .long, help: ArgumentHelp("PocketSphinx word insertion penalty of the grammar search.", visibility: .hidden))
+    var wordInsertionPenalty: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Wake verification margin (nats per frame below a free phone loop).", visibility: .hidden))
+    var wakeVerifyMargin: Double?
 
     func settings() throws -> PipelineSettings {
         var s = PipelineSettings()
@@ -42,14 +48,17 @@ struct CommonOptions: ParsableArguments {
         s.vadEnabled = vad == "on"
         guard maxUtterance >= 5 else { throw ValidationError("--max-utterance must be at least 5 seconds.") }
         s.maxUtterance = maxUtterance
-        if let wakeThreshold {
-            guard wakeThreshold > 0, wakeThreshold < 1 else { throw ValidationError("--wake-threshold must be in (0, 1).") }
-            var w = WakeSettings.defaults(forWords: words.count)
-            w.threshold = wakeThreshold
-            s.wake = w
+        var r = RecognizerSettings()
+        for (name, value) in [("--no-wake-weight", noWakeWeight), ("--garbage-weight", garbageWeight),
+                              ("--word-insertion-penalty", wordInsertionPenalty)] {
+            if let value, !(value > 0) { throw ValidationError("\(name) must be a positive number.") }
         }
-        s.garbageWeight = garbageWeight
-        s.model = ModelPaths(root: model)
+        r.noWakeWeight = noWakeWeight ?? r.noWakeWeight
+        r.garbageWeight = garbageWeight ?? r.garbageWeight
+        r.wordInsertionPenalty = wordInsertionPenalty ?? r.wordInsertionPenalty
+        r.wakeVerifyMargin = wakeVerifyMargin ?? r.wakeVerifyMargin
+        r.model = ModelPaths(root: model)
+        s.recognizer = r
         return s
     }
 }
@@ -84,7 +93,7 @@ extension Jarvis {
 
         func run() throws {
             let settings = try common.settings()
-            if let problem = settings.model.problem() {
+            if let problem = settings.recognizer.model.problem() {
                 fail(problem, code: "model-missing", status: ExitStatus.recogniser)
             }
             let printer = EventPrinter(json: common.json)
@@ -128,7 +137,10 @@ extension Jarvis {
         func run() {
             let set = CommandSet.builtin()
             if grammar {
-                print(GrammarGenerator(commands: set).jsgf(wakeWords: CommandSet.normalizeWords(wakePhrase)), terminator: "")
+                let r = RecognizerSettings()
+                print(GrammarGenerator(commands: set, garbageWeight: r.garbageWeight)
+                    .wakeGrammar(wakeWords: CommandSet.normalizeWords(wakePhrase), noWakeWeight: r.noWakeWeight),
+                      terminator: "")
             } else {
                 print("Say \"\(wakePhrase)\", then one of:")
                 print(set.describe())

@@ -56,9 +56,9 @@ final class CommandSetTests: XCTestCase {
     }
 
     func testGrammarHasEveryCommandWordAndPhoneLoop() {
-        let jsgf = GrammarGenerator(commands: set).jsgf(wakeWords: ["hey", "jarvis"])
+        let jsgf = GrammarGenerator(commands: set).wakeGrammar(wakeWords: ["hey", "jarvis"], noWakeWeight: 1)
         XCTAssertTrue(jsgf.hasPrefix("#JSGF V1.0;"))
-        XCTAssertTrue(jsgf.contains("public <utterance> = [<phone_lead>+] hey jarvis <tail>"))
+        XCTAssertTrue(jsgf.contains("public <utterance> = /1/ [<phone_lead>+] hey jarvis [<tail>] | /1/ <phone_nowake>+;"))
         for word in set.vocabulary { XCTAssertTrue(jsgf.contains(word), word) }
         XCTAssertTrue(jsgf.contains("ph_jh"))
         XCTAssertTrue(jsgf.contains("<slot_query> = <phone_query>+;"))

@@ -1,4 +1,4 @@
-/// Writes the recogniser's JSGF grammar from a `CommandSet`: the wake phrase, then one command or free speech.
+/// Writes the recogniser's JSGF grammars from a `CommandSet`: the wake phrase, then one command or free speech.
 ///
 /// Free text (search queries) and out-of-grammar speech are modelled by a loop of one-phone words
 /// (`ph_aa`, `ph_b`, …): the loop absorbs any speech, so a search's prefix is located exactly and speech that
@@ -25,8 +25,27 @@ public struct GrammarGenerator: Sendable {
 
     public static func isPhoneWord(_ w: String) -> Bool { w.hasPrefix(CommandSet.phoneWordPrefix) }
 
-    /// The grammar for audio that starts at (or just before) the wake phrase `wakeWords`.
-    public func jsgf(wakeWords: [String]) -> String {
+    /// The grammar of one utterance while listening for the wake phrase: either the wake phrase (after any
+    /// speech) and then a command, free speech or nothing; or speech without the wake phrase at all.
+    /// `noWakeWeight` is the prior of the no-wake branch: the spotter's threshold.
+    public func wakeGrammar(wakeWords: [String], noWakeWeight: Double) -> String {
+        header(public: "public <utterance> = /1/ [<phone_lead>+] \(wakeWords.joined(separator: " ")) [<tail>] | /\(format(noWakeWeight))/ <phone_nowake>+;",
+               extraPhoneRules: ["lead", "nowake"])
+    }
+
+    /// The grammar of an utterance in the follow-up window after a wake: a command or free speech.
+    public func followUpGrammar() -> String {
+        header(public: "public <utterance> = <tail>;", extraPhoneRules: [])
+    }
+
+    /// A free phone loop: the competitor that verifies a wake phrase acoustically.
+    public func phoneLoopGrammar() -> String {
+        "#JSGF V1.0;\ngrammar phones;\npublic <utterance> = <phone_any>+;\n<phone_any> = \(phoneAlternatives);\n"
+    }
+
+    func format(_ w: Double) -> String { String(format: "%.6g", w) }
+
+    func header(public rule: String, extraPhoneRules: [String]) -> String {
         var rules: [String] = []
         var commandAlternatives: [String] = []
         for (ci, command) in commands.commands.enumerated() {
@@ -45,19 +64,13 @@ public struct GrammarGenerator: Sendable {
             }
         }
         // One phone rule per use: sphinxbase builds one loop per rule, and a loop shared by several places
-        // would connect them (speech could leave the query loop into the leading one).
-        rules.append("<phone_lead> = \(phoneAlternatives);")
-        rules.append("<phone_garbage> = \(phoneAlternatives);")
+        // would connect them.
+        for use in extraPhoneRules + ["garbage"] {
+            rules.append("<phone_\(use)> = \(phoneAlternatives);")
+        }
         rules.append("<command> = \(commandAlternatives.joined(separator: " | "));")
-        let wake = wakeWords.joined(separator: " ")
-        let g = String(format: "%.4f", garbageWeight)
-        let header = """
-        #JSGF V1.0;
-        grammar jarvis;
-        public <utterance> = [<phone_lead>+] \(wake) <tail>;
-        <tail> = /1/ <command> | /\(g)/ <phone_garbage>+;
-        """
-        return header + "\n" + rules.joined(separator: "\n") + "\n"
+        rules.append("<tail> = /1/ <command> | /\(format(garbageWeight))/ <phone_garbage>+;")
+        return "#JSGF V1.0;\ngrammar jarvis;\n\(rule)\n" + rules.joined(separator: "\n") + "\n"
     }
 
     var phoneAlternatives: String { Self.phoneWords.map(\.0).joined(separator: " | ") }

@@ -4,37 +4,27 @@ import Foundation
 public struct PipelineSettings: Sendable, Equatable {
     public var wakePhrase = "hey jarvis"
     public var vad = VADSettings()
-    /// When false, every frame is treated as speech (the decoders run continuously).
+    /// When false, every frame is treated as speech (the decoder runs continuously).
     public var vadEnabled = true
-    /// Audio before the VAD's speech start that is fed to the spotter (s).
+    /// Audio before the VAD's speech start that is fed to the recogniser (s).
     public var preRoll = 0.3
-    /// After a wake, how long to wait for a command to start (s).
+    /// After a wake phrase with no command, how long a command may take to start (s).
     public var followUpWindow = 5.0
-    /// Longest command after a wake (s); decoding starts then even if speech goes on.
-    public var maxCommand = 8.0
-    /// Speech needed after the wake phrase before the command is decoded (s).
-    public var minCommandSpeech = 0.2
-    /// Audio before the detected wake start given to the command stage (s).
-    public var wakeMargin = 0.35
-    /// Longest continuous decoding before a decoder is restarted (s of audio).
+    /// Longest continuous decoding before the decoder is restarted (s of audio).
     public var maxUtterance = 55.0
     /// Audio re-fed to the restarted decoder so a phrase across the seam is still seen whole (s).
-    public var restartOverlap = 3.0
-    /// Relative weight of the out-of-grammar branch (higher rejects more).
-    public var garbageWeight = 0.05
-    public var wake: WakeSettings? = nil
-    public var model = ModelPaths.debianDefault
+    public var restartOverlap = 4.0
+    public var recognizer = RecognizerSettings()
 
     public init() {}
 }
 
-/// The frame-by-frame pipeline: VAD → wake spotter → command recogniser → events.
+/// The frame-by-frame pipeline: VAD → wake spotting and command recognition → intents → events.
 /// Replay and live capture both push audio through `process(_:)`; one instance per stream.
 public final class Pipeline {
     public let settings: PipelineSettings
     public let commands: CommandSet
-    private let spotter: WakeSpotter
-    private let recognizer: CommandRecognizer
+    private let recognizer: UtteranceRecognizer
     private let emit: (Event) -> Void
 
     private let spectrum = PowerSpectrum(frameSamples: AudioFormat.frameSamples)
@@ -44,11 +34,9 @@ public final class Pipeline {
     /// Absolute index of the next sample to arrive.
     private var sampleCount = 0
     private var inSpeech = false
-    private var speechEndedAt = 0
-    private var pendingWake: WakeDetection?
-    /// Samples of speech heard after the pending wake phrase.
-    private var speechAfterWake = 0
-    /// End of the last detection: detections re-found in a restart's overlap are ignored.
+    /// Absolute sample by which a command must start after a wake phrase with none (the follow-up window).
+    private var followUpDeadline: Int?
+    /// End of the last wake phrase reported: the same phrase re-heard in a restart's overlap is ignored.
     private var lastWakeEnd = -1
     public private(set) var stats = Stats()
 
@@ -57,15 +45,10 @@ public final class Pipeline {
         self.settings = settings
         self.commands = commands
         self.emit = emit
-        let words = CommandSet.normalizeWords(settings.wakePhrase)
-        let phrase = words.joined(separator: " ")
-        spotter = try KeyphraseWakeSpotter(phrase: phrase, model: settings.model,
-                                           settings: settings.wake ?? .defaults(forWords: words.count))
-        recognizer = try GrammarCommandRecognizer(commands: commands, wakePhrase: phrase, model: settings.model,
-                                                  garbageWeight: settings.garbageWeight)
+        recognizer = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase,
+                                             settings: settings.recognizer)
         vad = EnergyVAD(settings: settings.vad)
-        let seconds = max(settings.maxCommand + settings.followUpWindow, settings.restartOverlap) + 5
-        history = AudioHistory(capacity: AudioFormat.samples(seconds))
+        history = AudioHistory(capacity: AudioFormat.samples(settings.maxUtterance + 5))
     }
 
     var now: Double { AudioFormat.seconds(sampleCount) }
@@ -84,21 +67,19 @@ public final class Pipeline {
         }
     }
 
-    /// Ends the stream: flushes a partial frame, decodes a pending command.
+    /// Ends the stream: flushes a partial frame and decodes the open utterance.
     public func finish() throws(DecoderError) {
         if !frameBuffer.isEmpty {
-            let pad = [Int16](repeating: 0, count: AudioFormat.frameSamples - frameBuffer.count)
-            frameBuffer += pad
+            frameBuffer += [Int16](repeating: 0, count: AudioFormat.frameSamples - frameBuffer.count)
             try processFrame(frameBuffer[...])
             frameBuffer.removeAll()
         }
         if inSpeech {
             inSpeech = false
-            speechEndedAt = sampleCount
             emit(Event(t: now, .speechEnd))
+            try endUtterance()
         }
-        spotter.end()
-        if pendingWake != nil { try decodeCommand(endSample: sampleCount) }
+        if followUpDeadline != nil { expireFollowUp() }
         stats.audioSeconds = now
     }
 
@@ -122,110 +103,116 @@ public final class Pipeline {
             inSpeech = true
             let onset = frameStart - framesAgo * AudioFormat.frameSamples
             emit(Event(t: AudioFormat.seconds(onset), .speechStart))
-            if pendingWake == nil {
-                let from = max(history.startSample, onset - AudioFormat.samples(settings.preRoll))
-                try spotter.begin(atSample: from)
-                try feedSpotter(history.samples(from: from, to: sampleCount)[...])
-            } else {
-                speechAfterWake += sampleCount - max(onset, pendingWake!.endSample)
-            }
-            return
+            let from = max(history.startSample, onset - AudioFormat.samples(settings.preRoll))
+            try beginUtterance(at: from)
         case .speechEnd(let framesAgo):
             inSpeech = false
-            speechEndedAt = sampleCount - framesAgo * AudioFormat.frameSamples
-            emit(Event(t: AudioFormat.seconds(speechEndedAt), .speechEnd))
-            spotter.end()
+            // The hangover frames were fed too: the decoder saw the trailing silence.
+            emit(Event(t: AudioFormat.seconds(sampleCount - framesAgo * AudioFormat.frameSamples), .speechEnd))
+            try endUtterance()
         case .none:
-            break
-        }
-
-        if inSpeech {
-            if let wake = pendingWake {
-                if frameStart >= wake.endSample { speechAfterWake += frame.count }
-            } else if spotter.utteranceStartSample != nil {
-                try feedSpotter(frame)
-            } else {
-                // Listening resumes after a command decoded mid-speech.
-                try spotter.begin(atSample: frameStart)
-                try feedSpotter(frame)
+            if inSpeech {
+                try recognizer.process(frame)
+                if recognizer.utteranceSeconds >= settings.maxUtterance { try restart() }
             }
         }
-        try updatePendingWake()
+        if !inSpeech, let deadline = followUpDeadline, sampleCount >= deadline { expireFollowUp() }
     }
 
-    private func feedSpotter(_ samples: ArraySlice<Int16>) throws(DecoderError) {
-        guard !samples.isEmpty else { return }
-        if let start = spotter.utteranceStartSample,
-           sampleCount - start >= AudioFormat.samples(settings.maxUtterance) {
-            try restartSpotter()
-            return
-        }
-        guard let detection = try spotter.process(samples) else { return }
-        if detection.endSample <= lastWakeEnd + AudioFormat.samples(0.3) {
-            // Already reported before a restart; keep listening.
-            try spotter.begin(atSample: sampleCount)
-            return
-        }
-        lastWakeEnd = detection.endSample
-        if ProcessInfo.processInfo.environment["JARVIS_DEBUG"] != nil {
-            FileHandle.standardError.write(Data("wake \(detection) utt \(String(describing: spotter.utteranceStartSample)) now \(sampleCount)\n".utf8))
-        }
-        stats.wakes += 1
-        emit(Event(t: AudioFormat.seconds(detection.endSample), .wake(phrase: settings.wakePhrase, score: detection.score)))
-        pendingWake = detection
-        speechAfterWake = max(0, sampleCount - detection.endSample)
+    private func beginUtterance(at from: Int) throws(DecoderError) {
+        try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp)
+        try recognizer.process(history.samples(from: from, to: sampleCount)[...])
     }
 
-    /// Restarts the spotter after `maxUtterance` of continuous decoding, re-feeding the overlap so a
-    /// wake phrase spoken across the seam is seen whole (and reported once: see `lastWakeEnd`).
-    private func restartSpotter() throws(DecoderError) {
-        spotter.end()
+    private func endUtterance() throws(DecoderError) {
+        guard recognizer.utteranceStartSample != nil else { return }
+        let followUp = followUpDeadline != nil
+        let result = try recognizer.finish()
+        try handle(result, followUp: followUp)
+    }
+
+    /// Restarts the decoder after `maxUtterance` of continuous decoding. The last `restartOverlap` seconds
+    /// are decoded again, so a phrase spoken across the seam is seen whole; one already reported before the
+    /// seam is recognised by its end time and not reported twice.
+    private func restart() throws(DecoderError) {
+        try endUtterance()
         stats.restarts += 1
         emit(Event(t: now, .restart(reason: "max-utterance")))
-        let from = max(history.startSample, sampleCount - AudioFormat.samples(settings.restartOverlap))
-        try spotter.begin(atSample: from)
-        try feedSpotter(history.samples(from: from, to: sampleCount)[...])
+        try beginUtterance(at: max(history.startSample, sampleCount - AudioFormat.samples(settings.restartOverlap)))
     }
 
-    private func updatePendingWake() throws(DecoderError) {
-        guard let wake = pendingWake else { return }
-        let enoughSpeech = speechAfterWake >= AudioFormat.samples(settings.minCommandSpeech)
-        if enoughSpeech && !inSpeech {
-            try decodeCommand(endSample: min(sampleCount, speechEndedAt + AudioFormat.samples(0.25)))
-        } else if sampleCount - wake.endSample >= AudioFormat.samples(settings.maxCommand) {
-            try decodeCommand(endSample: sampleCount)
-        } else if !enoughSpeech && !inSpeech && sampleCount - wake.endSample >= AudioFormat.samples(settings.followUpWindow) {
-            pendingWake = nil
-            stats.rejections += 1
-            emit(Event(t: now, .rejected(text: "", reason: "no-command")))
-        }
+    private func expireFollowUp() {
+        followUpDeadline = nil
+        stats.rejections += 1
+        emit(Event(t: now, .rejected(text: "", reason: "no-command")))
     }
 
-    private func decodeCommand(endSample: Int) throws(DecoderError) {
-        guard let wake = pendingWake else { return }
-        pendingWake = nil
-        let start = max(history.startSample, wake.startSample - AudioFormat.samples(settings.wakeMargin))
-        let audio = history.samples(from: start, to: max(endSample, wake.endSample))
-        let outcome = try recognizer.recognize(audio, startSample: start)
-        let t = AudioFormat.seconds(endSample)
-        switch outcome {
-        case .intent(let intent, let transcript):
-            emit(Event(t: t, .transcript(text: transcript.text, confidence: transcript.confidence,
-                                          start: transcript.start, end: transcript.end,
-                                          alternatives: transcript.alternatives)))
-            stats.intents += 1
-            emit(Event(t: t, .intent(intent, confidence: transcript.confidence)))
-            emit(Event(t: t, .action(name: intent.name, status: "dry-run", backend: "dry-run",
-                                     detail: ActionDescription.describe(intent))))
-        case .rejected(let text, let reason, let transcript):
-            if let transcript {
-                emit(Event(t: t, .transcript(text: transcript.text, confidence: transcript.confidence,
-                                              start: transcript.start, end: transcript.end,
-                                              alternatives: transcript.alternatives)))
+    private func handle(_ result: UtteranceResult, followUp: Bool) throws(DecoderError) {
+        if !followUp {
+            guard let wake = result.wake, wake.endSample > lastWakeEnd else { return }
+            lastWakeEnd = wake.endSample
+            stats.wakes += 1
+            emit(Event(t: AudioFormat.seconds(wake.endSample), .wake(phrase: settings.wakePhrase, score: wake.score)))
+            if result.words.isEmpty {
+                // "Hey jarvis" … (pause) … "scroll down": wait for the command.
+                followUpDeadline = sampleCount + AudioFormat.samples(settings.followUpWindow)
+                return
             }
+        } else if result.words.isEmpty {
+            return   // noise, not speech: keep waiting until the window closes
+        }
+        followUpDeadline = nil
+        try interpret(result)
+    }
+
+    private func interpret(_ result: UtteranceResult) throws(DecoderError) {
+        let t = now
+        let start = AudioFormat.seconds(result.commandStart ?? sampleCount)
+        let end = AudioFormat.seconds(result.commandEnd ?? sampleCount)
+        func freeText() throws(DecoderError) -> String {
+            guard let from = result.freeSpeechStart else { return "" }
+            let audio = history.samples(from: from - AudioFormat.samples(0.05),
+                                        to: (result.commandEnd ?? sampleCount) + AudioFormat.samples(0.1))
+            return try recognizer.transcribeFreeText(audio)
+        }
+        func reject(_ text: String, _ reason: String) {
             stats.rejections += 1
             emit(Event(t: t, .rejected(text: text, reason: reason)))
         }
+        if result.words.allSatisfy(GrammarGenerator.isPhoneWord) {
+            let heard = try freeText()
+            emit(Event(t: t, .transcript(text: heard, confidence: 0, start: start, end: end, alternatives: [])))
+            return reject(heard, "not-a-command")
+        }
+        let literal = result.words.filter { !GrammarGenerator.isPhoneWord($0) }
+        guard var intent = commands.parse(Self.collapsePhoneWords(result.words)) else {
+            return reject(literal.joined(separator: " "), "not-a-command")
+        }
+        if let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }) {
+            let query = try freeText()
+            if query.isEmpty { return reject(literal.joined(separator: " "), "empty-query") }
+            intent.slots[slot] = .string(query)
+            intent.text = (literal + [query]).joined(separator: " ")
+        }
+        emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
+                                      alternatives: [])))
+        stats.intents += 1
+        emit(Event(t: t, .intent(intent, confidence: result.confidence)))
+        emit(Event(t: t, .action(name: intent.name, status: "dry-run", backend: "dry-run",
+                                 detail: ActionDescription.describe(intent))))
+    }
+
+    /// One placeholder per run of phone-loop words, so a free-text slot matches the run.
+    static func collapsePhoneWords(_ words: [String]) -> [String] {
+        var out: [String] = []
+        for w in words {
+            if GrammarGenerator.isPhoneWord(w) {
+                if out.last != "\u{1}" { out.append("\u{1}") }
+            } else {
+                out.append(w)
+            }
+        }
+        return out
     }
 }
 

@@ -124,6 +124,9 @@ public final class PocketSphinxDecoder {
 
     public func startUtterance() throws(DecoderError) {
         if inUtterance { endUtterance() }
+        // Segment frame numbers count from the start of the stream in this PocketSphinx: restart the
+        // stream so they count from this utterance (CMN statistics are kept).
+        try check(ps_start_stream(ps), "start stream")
         try check(ps_start_utt(ps), "start utterance")
         inUtterance = true
     }
