@@ -27,17 +27,26 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Restart a decoder after this many seconds of continuous decoding.", visibility: .hidden))
     var maxUtterance = 55.0
 
-    @Option(name: .long, help: ArgumentHelp("Prior weight of the no-wake branch (higher: fewer wakes).", visibility: .hidden))
-    var noWakeWeight: Double?
+    @Option(name: .long, help: ArgumentHelp("Cost in nats of each phone of free speech (higher: more wakes, fewer rejections).", visibility: .hidden))
+    var phoneCost: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Prior weight of free speech after the wake phrase (higher: more rejections).", visibility: .hidden))
-    var garbageWeight: Double?
+    @Option(name: .long, help: ArgumentHelp("Cost in nats of speech without the wake phrase (lower: fewer wakes).", visibility: .hidden))
+    var noWakeCost: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Cost in nats of free speech after the wake phrase (higher: fewer rejections).", visibility: .hidden))
+    var garbageCost: Double?
 
     @Option(name: .long, help: ArgumentHelp("PocketSphinx word insertion penalty of the grammar search.", visibility: .hidden))
     var wordInsertionPenalty: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Wake verification margin (nats per frame below a free phone loop).", visibility: .hidden))
-    var wakeVerifyMargin: Double?
+    @Option(name: .long, help: ArgumentHelp("Wake verification threshold: nats per frame of the wake phrase over a free phone loop.", visibility: .hidden))
+    var wakeThreshold: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Command verification threshold: nats per frame of the command over a free phone loop.", visibility: .hidden))
+    var commandThreshold: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Wake score (0-1) that is reported even when the command after it is unsure.", visibility: .hidden))
+    var confidentWake: Double?
 
     func settings() throws -> PipelineSettings {
         var s = PipelineSettings()
@@ -49,14 +58,18 @@ struct CommonOptions: ParsableArguments {
         guard maxUtterance >= 5 else { throw ValidationError("--max-utterance must be at least 5 seconds.") }
         s.maxUtterance = maxUtterance
         var r = RecognizerSettings()
-        for (name, value) in [("--no-wake-weight", noWakeWeight), ("--garbage-weight", garbageWeight),
-                              ("--word-insertion-penalty", wordInsertionPenalty)] {
-            if let value, !(value > 0) { throw ValidationError("\(name) must be a positive number.") }
+        if let wordInsertionPenalty, !(wordInsertionPenalty > 0 && wordInsertionPenalty <= 1) {
+            throw ValidationError("--word-insertion-penalty must be in (0, 1].")
         }
-        r.noWakeWeight = noWakeWeight ?? r.noWakeWeight
-        r.garbageWeight = garbageWeight ?? r.garbageWeight
+        if let phoneCost, !(phoneCost >= 0) { throw ValidationError("--phone-cost must be zero or more.") }
+        r.phoneCost = phoneCost ?? r.phoneCost
+        r.noWakeCost = noWakeCost ?? r.noWakeCost
+        if let garbageCost, !(garbageCost >= 0) { throw ValidationError("--garbage-cost must be zero or more.") }
+        r.garbageCost = garbageCost ?? r.garbageCost
         r.wordInsertionPenalty = wordInsertionPenalty ?? r.wordInsertionPenalty
-        r.wakeVerifyMargin = wakeVerifyMargin ?? r.wakeVerifyMargin
+        r.wakeThreshold = wakeThreshold ?? r.wakeThreshold
+        r.commandThreshold = commandThreshold ?? r.commandThreshold
+        if let confidentWake { s.confidentWake = confidentWake }
         r.model = ModelPaths(root: model)
         s.recognizer = r
         return s
@@ -128,7 +141,7 @@ extension Jarvis {
     struct Commands: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print what you can say (from the live grammar).")
 
-        @Flag(name: .long, help: "Print the generated JSGF grammar instead.")
+        @Flag(name: .long, help: "Print the generated grammar (PocketSphinx FSG format) instead.")
         var grammar = false
 
         @Option(name: .long, help: "The wake phrase the grammar starts with.")
@@ -138,9 +151,9 @@ extension Jarvis {
             let set = CommandSet.builtin()
             if grammar {
                 let r = RecognizerSettings()
-                print(GrammarGenerator(commands: set, garbageWeight: r.garbageWeight)
-                    .wakeGrammar(wakeWords: CommandSet.normalizeWords(wakePhrase), noWakeWeight: r.noWakeWeight),
-                      terminator: "")
+                let generator = GrammarGenerator(commands: set, phoneCost: r.phoneCost,
+                                                 noWakeCost: r.noWakeCost, garbageCost: r.garbageCost)
+                print(generator.wakeGraph(wakeWords: CommandSet.normalizeWords(wakePhrase)).fsgText, terminator: "")
             } else {
                 print("Say \"\(wakePhrase)\", then one of:")
                 print(set.describe())

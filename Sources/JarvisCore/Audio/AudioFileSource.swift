@@ -43,6 +43,9 @@ public final class AudioFileSource: AudioSource {
         if size == 0 {
             throw AudioInputError(.empty, "Audio file '\(path)' is empty; record or pick a file that holds audio.")
         }
+        if let problem = wavHeaderProblem(path: path) {
+            throw AudioInputError(.malformed, "Audio file '\(path)' is damaged: \(problem); re-record or re-encode it.")
+        }
         var info = SF_INFO()
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
             let reason = String(cString: sf_strerror(nil))

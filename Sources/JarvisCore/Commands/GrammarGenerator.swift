@@ -1,8 +1,53 @@
-/// Writes the recogniser's JSGF grammars from a `CommandSet`: the wake phrase, then one command or free speech.
+import Foundation
+
+/// A finite-state grammar as PocketSphinx searches it: states, and transitions that emit a word (or none)
+/// with a log-probability (natural log, before the language weight).
+public struct GrammarGraph: Sendable, Equatable {
+    public struct Transition: Sendable, Equatable {
+        public let from: Int
+        public let to: Int
+        /// nil: a null (epsilon) transition.
+        public let word: String?
+        public let logProbability: Double
+    }
+    public private(set) var stateCount = 0
+    public private(set) var transitions: [Transition] = []
+    public var start = 0
+    public var final = 0
+
+    public init() {}
+
+    public mutating func newState() -> Int {
+        stateCount += 1
+        return stateCount - 1
+    }
+
+    public mutating func add(_ from: Int, _ to: Int, _ word: String?, _ logProbability: Double = 0) {
+        transitions.append(Transition(from: from, to: to, word: word, logProbability: logProbability))
+    }
+
+    /// Every word the graph can emit.
+    public var words: Set<String> { Set(transitions.compactMap(\.word)) }
+
+    /// PocketSphinx's text FSG format (for people and for `jarvis commands --grammar`).
+    public var fsgText: String {
+        var lines = ["FSG_BEGIN jarvis", "NUM_STATES \(stateCount)", "START_STATE \(start)", "FINAL_STATE \(final)"]
+        for t in transitions {
+            lines.append("TRANSITION \(t.from) \(t.to) \(String(format: "%.6f", exp(t.logProbability)))" + (t.word.map { " \($0)" } ?? ""))
+        }
+        lines.append("FSG_END")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Builds the recogniser's grammars from a `CommandSet`: the one source of truth, so the grammar and the
+/// intent parser never disagree.
 ///
 /// Free text (search queries) and out-of-grammar speech are modelled by a loop of one-phone words
-/// (`ph_aa`, `ph_b`, …): the loop absorbs any speech, so a search's prefix is located exactly and speech that
-/// is no command ends on the loop (and is rejected) instead of being forced onto the nearest command.
+/// (`ph_aa`, `ph_b`, …). The loop absorbs any speech, so a search's prefix is located exactly, speech that
+/// is no command ends on the loop (and is rejected) instead of on the nearest command, and speech without
+/// the wake phrase ends on the no-wake branch. Each phone of a loop costs `phoneCost`: that cost against
+/// the acoustic match of real words is the spotter's and the rejecter's threshold.
 public struct GrammarGenerator: Sendable {
     /// CMU phones of the en-us model (without SIL).
     public static let phones = ["AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
@@ -10,12 +55,18 @@ public struct GrammarGenerator: Sendable {
                                 "T", "TH", "UH", "UW", "V", "W", "Y", "Z", "ZH"]
 
     public let commands: CommandSet
-    /// Relative JSGF weight of the garbage (out-of-grammar) branch against the command branch.
-    public var garbageWeight: Double
+    /// Cost (nats, ≥ 0) of each phone in a loop; higher = loops win less often.
+    public var phoneCost: Double
+    /// Cost (nats) of ending on speech without the wake phrase; lower = fewer wakes.
+    public var noWakeCost: Double
+    /// Cost (nats, ≥ 0) of free speech (instead of a command) after the wake phrase.
+    public var garbageCost: Double
 
-    public init(commands: CommandSet, garbageWeight: Double = 0.05) {
+    public init(commands: CommandSet, phoneCost: Double = 4, noWakeCost: Double = 0, garbageCost: Double = 0) {
         self.commands = commands
-        self.garbageWeight = garbageWeight
+        self.phoneCost = phoneCost
+        self.noWakeCost = noWakeCost
+        self.garbageCost = garbageCost
     }
 
     /// Dictionary entries for the phone words: (word, phones).
@@ -25,64 +76,123 @@ public struct GrammarGenerator: Sendable {
 
     public static func isPhoneWord(_ w: String) -> Bool { w.hasPrefix(CommandSet.phoneWordPrefix) }
 
-    /// The grammar of one utterance while listening for the wake phrase: either the wake phrase (after any
-    /// speech) and then a command, free speech or nothing; or speech without the wake phrase at all.
-    /// `noWakeWeight` is the prior of the no-wake branch: the spotter's threshold.
-    public func wakeGrammar(wakeWords: [String], noWakeWeight: Double) -> String {
-        header(public: "public <utterance> = /1/ [<phone_lead>+] \(wakeWords.joined(separator: " ")) [<tail>] | /\(format(noWakeWeight))/ <phone_nowake>+;",
-               extraPhoneRules: ["lead", "nowake"])
-    }
-
-    /// The grammar of an utterance in the follow-up window after a wake: a command or free speech.
-    public func followUpGrammar() -> String {
-        header(public: "public <utterance> = <tail>;", extraPhoneRules: [])
-    }
-
-    /// A free phone loop: the competitor that verifies a wake phrase acoustically.
-    public func phoneLoopGrammar() -> String {
-        "#JSGF V1.0;\ngrammar phones;\npublic <utterance> = <phone_any>+;\n<phone_any> = \(phoneAlternatives);\n"
-    }
-
-    func format(_ w: Double) -> String { String(format: "%.6g", w) }
-
-    func header(public rule: String, extraPhoneRules: [String]) -> String {
-        var rules: [String] = []
-        var commandAlternatives: [String] = []
-        for (ci, command) in commands.commands.enumerated() {
-            let name = "cmd\(ci)"
-            let body = command.patterns.map { render($0.elements) }.joined(separator: " | ")
-            rules.append("<\(name)> = \(body);")
-            commandAlternatives.append("<\(name)>")
+    /// While listening for the wake phrase: [speech] wake-phrase [command | free speech], or speech with
+    /// no wake phrase at all.
+    public func wakeGraph(wakeWords: [String]) -> GrammarGraph {
+        var g = GrammarGraph()
+        g.start = g.newState()
+        g.final = g.newState()
+        // One phone loop serves both as the speech before the wake phrase and as speech without it: the
+        // search carries one loop, not two, through every frame of speech.
+        let speech = phoneLoop(&g, from: g.start)
+        g.add(speech, g.final, nil, -noWakeCost)
+        let wakeStart = g.newState()
+        g.add(g.start, wakeStart, nil)
+        g.add(speech, wakeStart, nil)
+        var s = wakeStart
+        for w in wakeWords {
+            let next = g.newState()
+            g.add(s, next, w)
+            s = next
         }
-        for (name, kind) in commands.slots.sorted(by: { $0.key < $1.key }) {
-            switch kind {
-            case .list(let values):
-                rules.append("<slot_\(name)> = \(values.keys.sorted().joined(separator: " | "));")
-            case .freeText:
-                rules.append("<slot_\(name)> = <phone_\(name)>+;")
-                rules.append("<phone_\(name)> = \(phoneAlternatives);")
+        g.add(s, g.final, nil)                       // the wake phrase alone: the command may follow later
+        addTail(&g, from: s)
+        return g
+    }
+
+    /// In the follow-up window after a wake: [speech] then a command or free speech.
+    public func followUpGraph() -> GrammarGraph {
+        var g = GrammarGraph()
+        g.start = g.newState()
+        g.final = g.newState()
+        let lead = phoneLoop(&g, from: g.start)
+        let tail = g.newState()
+        g.add(g.start, tail, nil)
+        g.add(lead, tail, nil)
+        addTail(&g, from: tail)
+        return g
+    }
+
+    /// A free phone loop with no language cost: the competitor that verifies a wake phrase acoustically.
+    public func phoneLoopGraph() -> GrammarGraph {
+        var g = GrammarGraph()
+        g.start = g.newState()
+        let loop = g.newState()
+        for (word, _) in Self.phoneWords {
+            g.add(g.start, loop, word)
+            g.add(loop, loop, word)
+        }
+        g.final = loop
+        return g
+    }
+
+    /// Exactly `words` (forced alignment of a phrase).
+    public func phraseGraph(_ words: [String]) -> GrammarGraph {
+        var g = GrammarGraph()
+        g.start = g.newState()
+        g.final = emit(&g, words.map { .word($0) }, from: g.start)
+        return g
+    }
+
+    /// Command or free speech from `from` to the final state.
+    func addTail(_ g: inout GrammarGraph, from: Int) {
+        let command = g.newState()
+        g.add(from, command, nil)
+        for c in commands.commands {
+            for p in c.patterns {
+                let end = emit(&g, p.elements, from: command)
+                g.add(end, g.final, nil)
             }
         }
-        // One phone rule per use: sphinxbase builds one loop per rule, and a loop shared by several places
-        // would connect them.
-        for use in extraPhoneRules + ["garbage"] {
-            rules.append("<phone_\(use)> = \(phoneAlternatives);")
-        }
-        rules.append("<command> = \(commandAlternatives.joined(separator: " | "));")
-        rules.append("<tail> = /1/ <command> | /\(format(garbageWeight))/ <phone_garbage>+;")
-        return "#JSGF V1.0;\ngrammar jarvis;\n\(rule)\n" + rules.joined(separator: "\n") + "\n"
+        let garbage = g.newState()
+        g.add(from, garbage, nil, -garbageCost)
+        g.add(phoneLoop(&g, from: garbage), g.final, nil)
     }
 
-    var phoneAlternatives: String { Self.phoneWords.map(\.0).joined(separator: " | ") }
+    /// One or more phones from `from`; returns the loop's state.
+    func phoneLoop(_ g: inout GrammarGraph, from: Int) -> Int {
+        let loop = g.newState()
+        let cost = -phoneCost - log(Double(Self.phones.count))
+        for (word, _) in Self.phoneWords {
+            g.add(from, loop, word, cost)
+            g.add(loop, loop, word, cost)
+        }
+        return loop
+    }
 
-    func render(_ elements: [PatternElement]) -> String {
-        elements.map { e -> String in
+    /// Adds the pattern elements after `from`; returns the state where they end.
+    func emit(_ g: inout GrammarGraph, _ elements: [PatternElement], from: Int) -> Int {
+        var s = from
+        for e in elements {
             switch e {
-            case .word(let w): return w
-            case .optional(let inner): return "[" + render(inner) + "]"
-            case .choice(let alts): return "(" + alts.map { render($0) }.joined(separator: " | ") + ")"
-            case .slot(let n): return "<slot_\(n)>"
+            case .word(let w):
+                let next = g.newState()
+                g.add(s, next, w)
+                s = next
+            case .optional(let inner):
+                let end = emit(&g, inner, from: s)
+                g.add(s, end, nil)
+                s = end
+            case .choice(let alternatives):
+                let end = g.newState()
+                for alt in alternatives { g.add(emit(&g, alt, from: s), end, nil) }
+                s = end
+            case .slot(let name):
+                let end = g.newState()
+                switch commands.slots[name] {
+                case .list(let values):
+                    for phrase in values.keys.sorted() {
+                        let words = phrase.split(separator: " ").map { PatternElement.word(String($0)) }
+                        g.add(emit(&g, words, from: s), end, nil)
+                    }
+                case .freeText:
+                    g.add(phoneLoop(&g, from: s), end, nil)
+                case nil:
+                    break   // unknown slot: a dead end (CommandSet validation reports it)
+                }
+                s = end
             }
-        }.joined(separator: " ")
+        }
+        return s
     }
 }

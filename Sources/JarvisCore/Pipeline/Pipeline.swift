@@ -15,6 +15,8 @@ public struct PipelineSettings: Sendable, Equatable {
     /// Audio re-fed to the restarted decoder so a phrase across the seam is still seen whole (s).
     public var restartOverlap = 4.0
     public var recognizer = RecognizerSettings()
+    /// A wake score at which a wake is reported even when the command after it is unsure (and rejected).
+    public var confidentWake = 0.9
 
     public init() {}
 }
@@ -135,10 +137,16 @@ public final class Pipeline {
     /// are decoded again, so a phrase spoken across the seam is seen whole; one already reported before the
     /// seam is recognised by its end time and not reported twice.
     private func restart() throws(DecoderError) {
-        try endUtterance()
+        let overlapStart = max(history.startSample, sampleCount - AudioFormat.samples(settings.restartOverlap))
+        let followUp = followUpDeadline != nil
+        let result = try recognizer.finish()
+        // A wake phrase inside the overlap is decoded again, whole, with what follows it: handle it then.
+        if !(result.wake.map { $0.startSample >= overlapStart } ?? false) {
+            try handle(result, followUp: followUp)
+        }
         stats.restarts += 1
         emit(Event(t: now, .restart(reason: "max-utterance")))
-        try beginUtterance(at: max(history.startSample, sampleCount - AudioFormat.samples(settings.restartOverlap)))
+        try beginUtterance(at: overlapStart)
     }
 
     private func expireFollowUp() {
@@ -150,6 +158,10 @@ public final class Pipeline {
     private func handle(_ result: UtteranceResult, followUp: Bool) throws(DecoderError) {
         if !followUp {
             guard let wake = result.wake, wake.endSample > lastWakeEnd else { return }
+            // Evidence adds up: a marginal wake phrase followed by words that do not really sound like the
+            // command they were matched to is chatter, not a command; say nothing.
+            let commandUnsure = result.words.contains { !GrammarGenerator.isPhoneWord($0) } && result.confidence < 0.5
+            if commandUnsure && wake.score < settings.confidentWake { return }
             lastWakeEnd = wake.endSample
             stats.wakes += 1
             emit(Event(t: AudioFormat.seconds(wake.endSample), .wake(phrase: settings.wakePhrase, score: wake.score)))
@@ -171,9 +183,10 @@ public final class Pipeline {
         let end = AudioFormat.seconds(result.commandEnd ?? sampleCount)
         func freeText() throws(DecoderError) -> String {
             guard let from = result.freeSpeechStart else { return "" }
-            let audio = history.samples(from: from - AudioFormat.samples(0.05),
-                                        to: (result.commandEnd ?? sampleCount) + AudioFormat.samples(0.1))
-            return try recognizer.transcribeFreeText(audio)
+            let audioStart = max(history.startSample, (result.commandStart ?? from) - AudioFormat.samples(0.3))
+            let audio = history.samples(from: audioStart,
+                                        to: (result.commandEnd ?? sampleCount) + AudioFormat.samples(0.2))
+            return try recognizer.transcribeFreeText(audio, startSample: audioStart, fromSample: from)
         }
         func reject(_ text: String, _ reason: String) {
             stats.rejections += 1
@@ -187,6 +200,9 @@ public final class Pipeline {
         let literal = result.words.filter { !GrammarGenerator.isPhoneWord($0) }
         guard var intent = commands.parse(Self.collapsePhoneWords(result.words)) else {
             return reject(literal.joined(separator: " "), "not-a-command")
+        }
+        if result.confidence < 0.5 {
+            return reject(literal.joined(separator: " "), "low-confidence")
         }
         if let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }) {
             let query = try freeText()

@@ -51,6 +51,8 @@ public final class PocketSphinxDecoder {
         var args: [(String, String)] = [
             ("-hmm", model.acousticModel), ("-dict", model.dictionary),
             ("-logfn", "/dev/null"),
+            // Our own VAD segments the audio; PocketSphinx's would drop frames inside an utterance.
+            ("-remove_silence", ProcessInfo.processInfo.environment["JARVIS_PS_VAD"] ?? "no"),
         ]
         args += extraArguments
         let flat = args.flatMap { [$0.0, $0.1] }
@@ -83,6 +85,21 @@ public final class PocketSphinxDecoder {
 
     public func addGrammar(name: String, jsgf: String) throws(DecoderError) {
         try check(ps_set_jsgf_string(ps, name, jsgf), "grammar '\(name)'", jsgf.prefix(200).description)
+    }
+
+    /// Adds a grammar built in Swift (states and weighted transitions) as search `name`.
+    public func addGraph(name: String, _ graph: GrammarGraph) throws(DecoderError) {
+        let ts = graph.transitions
+        var words = ts.map { $0.word.map { strdup($0) } ?? nil }
+        defer { words.forEach { free($0) } }
+        let from = ts.map { Int32($0.from) }, to = ts.map { Int32($0.to) }, logp = ts.map(\.logProbability)
+        let status = words.withUnsafeBufferPointer { w in
+            w.withMemoryRebound(to: UnsafePointer<CChar>?.self) { w in
+                jarvis_ps_set_graph(ps, name, Int32(graph.stateCount), Int32(graph.start), Int32(graph.final),
+                                    Int32(ts.count), from, to, logp, w.baseAddress)
+            }
+        }
+        try check(status, "grammar '\(name)'")
     }
 
     public func addLanguageModel(name: String, path: String) throws(DecoderError) {

@@ -2,16 +2,20 @@ import Foundation
 
 /// Settings of the recogniser (named, openWakeWord-style; defaults tuned on the dev set).
 public struct RecognizerSettings: Sendable, Equatable {
-    /// Prior weight of the "no wake phrase" branch against the wake branch (1). Higher = fewer wakes.
-    public var noWakeWeight = 1.0
-    /// Prior weight of "free speech after the wake phrase" against a command (1). Higher = more rejections.
-    public var garbageWeight = 0.05
-    /// PocketSphinx word insertion penalty; every phone of the phone loop is a word, so this sets how much
-    /// free speech costs against grammar words.
-    public var wordInsertionPenalty = 1e-4
-    /// The wake phrase's acoustic score per frame may fall at most this far (natural log) below a free
-    /// phone loop over the same audio; the score reported in `wake` is 0.5 at this margin.
-    public var wakeVerifyMargin = 1.2
+    /// Cost (nats, ≥ 0) of each phone of the phone loops: the price of free speech against grammar words.
+    /// Higher = more wakes and fewer rejections.
+    public var phoneCost = 1.0
+    /// Cost (nats) of ending an utterance without the wake phrase. Lower = fewer wakes.
+    public var noWakeCost = 0.0
+    /// Cost (nats, ≥ 0) of "free speech after the wake phrase" against a command. Higher = fewer rejections.
+    public var garbageCost = 10.0
+    /// PocketSphinx word insertion penalty of the grammar search.
+    public var wordInsertionPenalty = 0.65
+    /// Verification threshold: the wake phrase's path score per 10 ms frame minus a free phone loop's over
+    /// the same audio (nats). A wake below it is dropped; the `wake` event's score is 0.5 at it.
+    public var wakeThreshold = 0.2
+    /// The same test for the command words after the wake phrase (nats per frame over a free phone loop).
+    public var commandThreshold = 0.0
     /// Model paths.
     public var model = ModelPaths.debianDefault
 
@@ -35,7 +39,8 @@ public struct UtteranceResult: Equatable, Sendable {
     /// Absolute samples of the command words.
     public var commandStart: Int?
     public var commandEnd: Int?
-    /// Posterior-like confidence of the command words, 0…1.
+    /// Confidence of the command words, 0…1 (their acoustic match against a free phone loop; 0.5 at the
+    /// command threshold); 0 when there are none.
     public var confidence: Double
 }
 
@@ -71,13 +76,19 @@ public final class UtteranceRecognizer {
         var grammarModel = settings.model
         grammarModel.dictionary = dictPath
         decoder = try PocketSphinxDecoder(model: grammarModel, extraArguments: [
-            ("-cmn", "live"), ("-wip", String(settings.wordInsertionPenalty)),
+            ("-cmn", ProcessInfo.processInfo.environment["JARVIS_STREAMING"] != nil ? "live" : "batch"),
+            ("-wip", String(settings.wordInsertionPenalty)),
+            ("-maxhmmpf", ProcessInfo.processInfo.environment["JARVIS_MAXHMMPF"] ?? "30000"),
+            ("-beam", ProcessInfo.processInfo.environment["JARVIS_BEAM"] ?? "1e-48"),
+            ("-wbeam", ProcessInfo.processInfo.environment["JARVIS_WBEAM"] ?? "7e-29"),
+            ("-topn", ProcessInfo.processInfo.environment["JARVIS_TOPN"] ?? "4"),
+            ("-ds", ProcessInfo.processInfo.environment["JARVIS_DS"] ?? "1"),
         ])
-        let generator = GrammarGenerator(commands: commands, garbageWeight: settings.garbageWeight)
-        try decoder.addGrammar(name: "wake", jsgf: generator.wakeGrammar(wakeWords: wakeWords,
-                                                                         noWakeWeight: settings.noWakeWeight))
-        try decoder.addGrammar(name: "followup", jsgf: generator.followUpGrammar())
-        try decoder.addGrammar(name: "phones", jsgf: generator.phoneLoopGrammar())
+        let generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
+                                         noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
+        try decoder.addGraph(name: "wake", generator.wakeGraph(wakeWords: wakeWords))
+        try decoder.addGraph(name: "followup", generator.followUpGraph())
+        try decoder.addGraph(name: "phones", generator.phoneLoopGraph())
     }
 
     /// Absolute sample where the current utterance began, nil when none is open.
@@ -95,19 +106,27 @@ public final class UtteranceRecognizer {
         fed.removeAll(keepingCapacity: true)
     }
 
+    /// Whether audio is decoded as it arrives (live CMN) or when the utterance ends (batch CMN over the
+    /// whole utterance: more accurate on short utterances, same CPU, a few ms later).
+    public var streaming = ProcessInfo.processInfo.environment["JARVIS_STREAMING"] != nil
+
     public func process(_ samples: ArraySlice<Int16>) throws(DecoderError) {
         guard utteranceStartSample != nil else { return }
-        try decoder.process(samples)
+        if streaming { try decoder.process(samples) }
         fed.append(contentsOf: samples)
     }
 
     /// Ends the utterance and interprets its best path.
     public func finish() throws(DecoderError) -> UtteranceResult {
         guard utteranceStartSample != nil else { return UtteranceResult(words: [], confidence: 0) }
+        if !streaming { try decoder.process(fed[...], wholeUtterance: true) }
         decoder.endUtterance()
         utteranceStartSample = nil
         let empty = UtteranceResult(words: [], confidence: 0)
         guard let hyp = decoder.hypothesis() else { return empty }
+        if ProcessInfo.processInfo.environment["JARVIS_DEBUG"] != nil {
+            FileHandle.standardError.write(Data("utterance \(utteranceStart) +\(fed.count): \(hyp.text)\n".utf8))
+        }
         let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
         let sample = { (frame: Int) in self.utteranceStart + frame * Self.samplesPerFrame }
         var result = empty
@@ -116,9 +135,11 @@ public final class UtteranceRecognizer {
             guard let wakeEnd = lastIndexOfWake(in: words) else { return empty }
             let wakeFirst = wakeEnd - wakeWords.count + 1
             let sf = words[wakeFirst].startFrame, ef = words[wakeEnd].endFrame
-            let score = try verifyWake(fromFrame: sf, toFrame: ef, wakeScore: words[wakeFirst...wakeEnd].reduce(0) {
-                $0 + decoder.naturalLog($1.acousticScore)
-            })
+            // The name carries the evidence ("hey" is shared with "hey davis"): verify the last word alone.
+            let name = words[wakeEnd]
+            let score = try verify([name.word], fromFrame: name.startFrame, toFrame: name.endFrame,
+                                   threshold: settings.wakeThreshold)
+            guard score >= 0.5 else { return empty }
             result.wake = .init(startSample: sample(sf), endSample: sample(ef + 1), score: score)
             rest = words[(wakeEnd + 1)...]
         }
@@ -136,24 +157,36 @@ public final class UtteranceRecognizer {
         } else if let first = rest.first {
             result.freeSpeechStart = sample(first.startFrame)
         }
-        result.confidence = result.wake?.score ?? 1
+        let literal = rest.filter { !GrammarGenerator.isPhoneWord($0.word) }
+        if let first = literal.first, let last = literal.last {
+            result.confidence = try verify(literal.map(\.word), fromFrame: first.startFrame, toFrame: last.endFrame,
+                                           threshold: settings.commandThreshold)
+        }
         return result
     }
 
-    /// Rescores the wake span with a free phone loop: a real wake phrase scores close to the loop, a
-    /// sound-alike ("hey davis") far below it. Returns 0…1, 0.5 at `wakeVerifyMargin` nats per frame.
-    func verifyWake(fromFrame sf: Int, toFrame ef: Int, wakeScore: Double) throws(DecoderError) -> Double {
+    /// Rescores a span of the utterance: `words` alone (forced alignment) against a free phone loop over the
+    /// same audio. Real words score close to the loop, sound-alikes ("hey davis" for "hey jarvis") far
+    /// below it. Returns 0…1, 0.5 when the words are `threshold` nats per 10 ms frame above the loop.
+    func verify(_ words: [String], fromFrame sf: Int, toFrame ef: Int, threshold: Double) throws(DecoderError) -> Double {
         let from = max(0, sf * Self.samplesPerFrame), to = min(fed.count, (ef + 1) * Self.samplesPerFrame)
         guard to - from >= Self.samplesPerFrame * 10 else { return 0 }
-        try decoder.useSearch("phones")
-        try decoder.startUtterance()
-        try decoder.process(fed[from..<to], wholeUtterance: false)
-        decoder.endUtterance()
-        let loop = decoder.hypothesis()?.words.reduce(0.0) { $0 + decoder.naturalLog($1.acousticScore) } ?? wakeScore
-        let frames = Double(ef - sf + 1)
-        let perFrame = (wakeScore - loop) / frames      // ≤ 0 mostly: the loop is unconstrained
-        let x = (perFrame + settings.wakeVerifyMargin) * 4
-        return 1 / (1 + exp(-x))
+        func pathScore(_ search: String) throws(DecoderError) -> Double? {
+            try decoder.useSearch(search)
+            try decoder.startUtterance()
+            try decoder.process(fed[from..<to], wholeUtterance: true)
+            decoder.endUtterance()
+            return decoder.hypothesis().map { decoder.naturalLog($0.score) }
+        }
+        guard let loop = try pathScore("phones") else { return 0 }
+        try decoder.addGraph(name: "phrase", GrammarGenerator(commands: commands).phraseGraph(words))
+        guard let phrase = try pathScore("phrase") else { return 0 }
+        // Path scores are kept right-shifted by SENSCR_SHIFT (10 bits) inside PocketSphinx.
+        let perFrame = (phrase - loop) * 1024 / Double((to - from) / Self.samplesPerFrame)
+        if ProcessInfo.processInfo.environment["JARVIS_DEBUG"] != nil {
+            FileHandle.standardError.write(Data("verify \(words) per frame \(perFrame)\n".utf8))
+        }
+        return 1 / (1 + exp(-(perFrame - threshold) * 4))
     }
 
     /// Index of the last word of the last complete wake phrase in `words`.
@@ -166,8 +199,10 @@ public final class UtteranceRecognizer {
         return nil
     }
 
-    /// Language-model decode of `audio` (16 kHz); lower-case words, fillers removed.
-    public func transcribeFreeText(_ audio: [Int16]) throws(DecoderError) -> String {
+    /// Language-model decode of `audio` (16 kHz, starting at absolute sample `startSample`): the words that
+    /// begin at or after absolute sample `fromSample`, lower case, fillers removed. Decoding the whole command
+    /// (not only the free text) gives the cepstral mean normalisation enough audio.
+    public func transcribeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int) throws(DecoderError) -> String {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return "" }
         if textDecoder == nil {
             let d = try PocketSphinxDecoder(model: settings.model, extraArguments: [("-cmn", "batch")])
@@ -180,7 +215,10 @@ public final class UtteranceRecognizer {
         try d.process(audio[...], wholeUtterance: true)
         d.endUtterance()
         guard let hyp = d.hypothesis() else { return "" }
+        // A word counts when most of it lies after `fromSample` (10 ms frames; 50 ms tolerance).
+        let fromFrame = (fromSample - startSample) / Self.samplesPerFrame - 5
         return hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
+            .filter { ($0.startFrame + $0.endFrame) / 2 >= fromFrame }
             .map(\.word).joined(separator: " ").lowercased()
     }
 }

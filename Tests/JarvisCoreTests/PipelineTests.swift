@@ -1,0 +1,106 @@
+import XCTest
+@testable import JarvisCore
+
+/// Real PocketSphinx on the fixtures (Debian's pocketsphinx-en-us model).
+final class PipelineTests: XCTestCase {
+    override func setUpWithError() throws {
+        try XCTSkipIf(ModelPaths.debianDefault.problem() != nil, "pocketsphinx-en-us is not installed")
+    }
+
+    func run(_ name: String, settings: PipelineSettings = PipelineSettings(), chunk: Int = 1600) throws -> [Event] {
+        var events: [Event] = []
+        let pipeline = try Pipeline(settings: settings) { events.append($0) }
+        let samples = try readAll(fixtures.appendingPathComponent(name).path)
+        var i = 0
+        while i < samples.count {
+            try pipeline.process(Array(samples[i..<min(samples.count, i + chunk)]))
+            i += chunk
+        }
+        try pipeline.finish()
+        return events
+    }
+
+    func intents(_ events: [Event]) -> [Intent] {
+        events.compactMap { if case .intent(let i, _) = $0.kind { return i } else { return nil } }
+    }
+
+    func count(_ events: [Event], _ type: String) -> Int { events.filter { $0.type == type }.count }
+
+    func testScrollDown() throws {
+        let events = try run("scroll_down.wav")
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events).map(\.name), ["scroll"])
+        XCTAssertEqual(intents(events).first?.slots, ["direction": .string("down"), "amount": .int(1)])
+        // Order of DESIGN.md: wake, transcript, intent, action; times on the audio clock, within the file.
+        let order = events.map(\.type).filter { ["wake", "transcript", "intent", "action"].contains($0) }
+        XCTAssertEqual(order, ["wake", "transcript", "intent", "action"])
+        for e in events { XCTAssertTrue((0...3.5).contains(e.t), "\(e.type) at \(e.t)") }
+    }
+
+    func testSearchQueryIsTheSpokenWords() throws {
+        let i = intents(try run("search_pizza.wav"))
+        XCTAssertEqual(i.map(\.name), ["search"])
+        XCTAssertEqual(i.first?.slots["query"], .string("pizza recipes"))
+    }
+
+    func testThreeCommandsInASession() throws {
+        let i = intents(try run("session.wav"))
+        XCTAssertEqual(i.map(\.name), ["navigate", "click", "navigate"])
+        XCTAssertEqual(i.map { $0.slots["target"] }, [.string("back"), nil, .string("url")])
+        XCTAssertEqual(i[safe: 1]?.slots["count"], .int(2))
+        XCTAssertEqual(i[safe: 2]?.slots["url"]?.description.contains("youtube"), true)
+    }
+
+    func testSpeechWithoutTheWakePhraseDoesNothing() throws {
+        let events = try run("no_wake.wav")
+        XCTAssertGreaterThan(count(events, "speech_start"), 0, "the VAD heard the speech")
+        XCTAssertEqual(count(events, "wake"), 0)
+        XCTAssertEqual(count(events, "intent"), 0)
+    }
+
+    func testWakeThenNonCommandIsRejected() throws {
+        let events = try run("not_a_command.wav")
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(count(events, "intent"), 0)
+        XCTAssertEqual(count(events, "rejected"), 1)
+    }
+
+    func testJarvisAloneAsWakePhrase() throws {
+        var settings = PipelineSettings()
+        settings.wakePhrase = "jarvis"
+        let i = intents(try run("new_tab_jarvis_only.wav", settings: settings))
+        XCTAssertEqual(i.map { $0.slots["target"] }, [.string("new_tab")])
+    }
+
+    func testResultsDoNotDependOnTheChunkSize() throws {
+        let strip = { (events: [Event]) in events.map { $0.json.serialized() }.filter { !$0.contains("\"end\"") } }
+        let a = strip(try run("session.wav", chunk: 160))
+        let b = strip(try run("session.wav", chunk: 16_000))
+        XCTAssertEqual(a, b)
+        XCTAssertFalse(a.isEmpty)
+    }
+
+    /// The decoder runs continuously (no VAD): it must restart at 55 s, and the command spoken across the
+    /// seam ("hey jarvis" ends at 54.97 s, "scroll up" follows) must be recognised exactly once.
+    func testRestartAt55SecondsKeepsThePhraseAtTheSeam() throws {
+        var settings = PipelineSettings()
+        settings.vadEnabled = false
+        let events = try run("restart_seam.flac", settings: settings)
+        let restarts = events.filter { $0.type == "restart" }
+        XCTAssertEqual(restarts.count, 1)
+        XCTAssertEqual(restarts.first?.t ?? 0, 55, accuracy: 0.05)
+        let i = intents(events)
+        XCTAssertEqual(i.map(\.name), ["scroll", "navigate"])
+        XCTAssertEqual(i.first?.slots["direction"], .string("up"))
+        XCTAssertEqual(i.last?.slots["target"], .string("next_tab"))
+    }
+
+    func testSeamFixtureWithTheVAD() throws {
+        let i = intents(try run("restart_seam.flac"))
+        XCTAssertEqual(i.map(\.name), ["scroll", "navigate"])
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import XCTest
+
+/// Runs the built `jarvis` binary, as a user or a script would, and checks its output and exit status.
+final class ReplayCommandTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let fixtures = root.appendingPathComponent("audio-fixtures")
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var events: [[String: Any]] {
+            stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+    }
+
+    var binary: URL {
+        // The test bundle sits in the build products folder next to the executable.
+        var dir = Bundle(for: Self.self).bundleURL
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("jarvis").path), dir.path != "/" {
+            dir.deleteLastPathComponent()
+        }
+        return dir.appendingPathComponent("jarvis")
+    }
+
+    func jarvis(_ args: [String]) throws -> Result {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                      stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func fixture(_ name: String) -> String { Self.fixtures.appendingPathComponent(name).path }
+
+    override func setUpWithError() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: binary.path),
+                          "build the jarvis executable first (swift build)")
+    }
+
+    func testReplayJSONStream() throws {
+        let r = try jarvis(["replay", fixture("session.wav"), "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let events = r.events
+        XCTAssertEqual(events.count, r.stdout.split(separator: "\n").count, "every line is one JSON object")
+        XCTAssertEqual(events.first?["type"] as? String, "listening")
+        XCTAssertEqual(events.first?["sample_rate"] as? Int, 16000)
+        XCTAssertEqual(events.last?["type"] as? String, "end")
+        let intents = events.filter { $0["type"] as? String == "intent" }
+        XCTAssertEqual(intents.compactMap { $0["name"] as? String }, ["navigate", "click", "navigate"])
+        let actions = events.filter { $0["type"] as? String == "action" }
+        XCTAssertEqual(actions.compactMap { $0["status"] as? String }, ["dry-run", "dry-run", "dry-run"])
+        for e in events {
+            XCTAssertNotNil(e["t"] as? Double, "every event has t")
+            XCTAssertNotNil(e["type"] as? String)
+        }
+        let stats = events.last?["stats"] as? [String: Any]
+        XCTAssertEqual(stats?["intents"] as? Int, 3)
+        XCTAssertEqual(stats?["wakes"] as? Int, 3)
+        XCTAssertEqual(stats?["audio_seconds"] as? Double ?? 0, 10.12, accuracy: 0.05)
+    }
+
+    func testSeveralFilesEachFromAFreshStateWithSource() throws {
+        let a = fixture("scroll_down.wav"), b = fixture("search_pizza.wav")
+        let r = try jarvis(["replay", a, b, "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let intents = r.events.filter { $0["type"] as? String == "intent" }
+        XCTAssertEqual(intents.compactMap { $0["source"] as? String }, [a, b])
+        XCTAssertEqual((intents.last?["slots"] as? [String: Any])?["query"] as? String, "pizza recipes")
+        XCTAssertEqual(r.events.filter { $0["type"] as? String == "end" }.count, 2)
+        // Each file's clock starts at 0.
+        let wakes = r.events.filter { $0["type"] as? String == "wake" }.compactMap { $0["t"] as? Double }
+        XCTAssertEqual(wakes.count, 2)
+        XCTAssertTrue(wakes.allSatisfy { $0 < 3 }, "\(wakes)")
+    }
+
+    func testReadableOutputByDefault() throws {
+        let r = try jarvis(["replay", fixture("scroll_down.wav")])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertTrue(r.stdout.contains("intent: scroll amount=1 direction=down"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("{"))
+    }
+
+    func testMissingFileExitsWith3AndSaysSo() throws {
+        let missing = "/nonexistent/dir/x.wav"
+        let r = try jarvis(["replay", missing, "--json"])
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.contains(missing), r.stderr)
+        XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "one sentence")
+        let error = r.events.first { $0["type"] as? String == "error" }
+        XCTAssertEqual(error?["code"] as? String, "audio-not-found")
+        XCTAssertEqual(error?["source"] as? String, missing)
+    }
+
+    func testABadFileDoesNotStopTheOthers() throws {
+        let good = fixture("scroll_down.wav")
+        let r = try jarvis(["replay", Self.fixtures.path, good, "--json"])
+        XCTAssertEqual(r.status, 3, "a failed file is reported in the exit status")
+        XCTAssertEqual(r.events.first { $0["type"] as? String == "error" }?["code"] as? String, "audio-is-directory")
+        XCTAssertEqual(r.events.filter { $0["type"] as? String == "intent" }.count, 1, "the good file still ran")
+    }
+
+    func testNonAudioBytesExitWith3() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-e2e-\(UUID().uuidString).wav")
+        try Data(repeating: 0x41, count: 5000).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let r = try jarvis(["replay", path.path])
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.contains("not a readable audio file"), r.stderr)
+    }
+
+    func testUsageErrorsExitWith2() throws {
+        XCTAssertEqual(try jarvis(["replay", fixture("scroll_down.wav"), "--no-such-option"]).status, 2)
+        XCTAssertEqual(try jarvis(["replay"]).status, 2)
+        XCTAssertEqual(try jarvis(["frobnicate"]).status, 2)
+        XCTAssertEqual(try jarvis(["replay", fixture("scroll_down.wav"), "--wake-phrase", "  "]).status, 2)
+    }
+
+    func testHelpExitsWith0() throws {
+        let r = try jarvis(["replay", "--help"])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertTrue(r.stdout.contains("--wake-phrase"))
+    }
+
+    func testMissingModelIsAClearError() throws {
+        let r = try jarvis(["replay", fixture("scroll_down.wav"), "--model", "/nonexistent-model"])
+        XCTAssertEqual(r.status, 4)
+        XCTAssertTrue(r.stderr.contains("--model"), r.stderr)
+    }
+
+    func testCommandsListsWhatYouCanSay() throws {
+        let r = try jarvis(["commands"])
+        XCTAssertEqual(r.status, 0)
+        for phrase in ["scroll <direction>", "new tab", "search for", "<site> ="] {
+            XCTAssertTrue(r.stdout.contains(phrase), phrase)
+        }
+    }
+}
