@@ -1,32 +1,25 @@
-# Entry points; the README's two set-up commands are `make demo` and `make test`.
-SWIFT ?= swift
+# Conveniences; the README's two set-up commands are scripts/demo.sh and scripts/test.sh.
 export PATH := /opt/swift/usr/bin:$(PATH)
+DEVSET ?= /tmp/jarvis-devset
 
-.PHONY: deps build release demo test eval clean
+.PHONY: demo test release eval fixtures clean
 
-deps:
-	./scripts/install-deps.sh
+demo:
+	./scripts/demo.sh
 
-build: deps
-	$(SWIFT) build
-
-release: deps
-	$(SWIFT) build -c release
-
-# Install, build, and replay the bundled fixtures (a session of three commands, then a search).
-demo: release
-	.build/release/jarvis replay audio-fixtures/session.wav audio-fixtures/search_pizza.wav
-
-# The test command: builds the executable first (the end-to-end tests run it).
 test:
-	./scripts/install-deps.sh --test
-	$(SWIFT) build
-	$(SWIFT) test
+	./scripts/test.sh
 
-# Dev-set accuracy with the shared scorer (needs ../shared).
+release:
+	swift build -c release
+
+# Dev-set accuracy with the shared scorer (../shared/eval); builds the dev set once.
 eval: release
-	test -f /tmp/jarvis-devset/manifest.jsonl || python3 ../shared/eval/devset.py /tmp/jarvis-devset
-	python3 ../shared/eval/score.py /tmp/jarvis-devset/manifest.jsonl --bin .build/release/jarvis
+	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
+	python3 ../shared/eval/score.py $(DEVSET)/manifest.jsonl --bin .build/release/jarvis
+
+fixtures:
+	./scripts/make-fixtures.sh
 
 clean:
 	rm -rf .build

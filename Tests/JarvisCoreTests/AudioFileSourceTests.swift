@@ -5,7 +5,7 @@ import XCTest
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("audio-fixtures")
 
-func readAll(_ path: String, chunk: Int = 1600) throws -> [Int16] {
+func readAll(_ path: String, chunk: Int = 1600) throws(AudioInputError) -> [Int16] {
     let source = try AudioFileSource(path: path)
     var out: [Int16] = []
     while true {
@@ -50,10 +50,12 @@ final class AudioFileSourceTests: XCTestCase {
         do {
             _ = try readAll(path)
             XCTFail("expected \(code) for \(path)", file: file, line: line)
-        } catch {
+        } catch let error as AudioInputError {
             XCTAssertEqual(error.code, code, error.message, file: file, line: line)
             XCTAssertTrue(error.message.contains(path), "the message names the file", file: file, line: line)
             XCTAssertTrue(error.message.hasSuffix("."), "one sentence", file: file, line: line)
+        } catch {
+            XCTFail("unexpected \(error)", file: file, line: line)
         }
     }
 

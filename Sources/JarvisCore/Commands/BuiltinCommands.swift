@@ -21,8 +21,6 @@ extension CommandSet {
         "twitter": "https://twitter.com/",
         "facebook": "https://www.facebook.com/",
         "google maps": "https://maps.google.com/",
-        "the weather": "https://weather.com/",
-        "the news": "https://news.google.com/",
     ]
 
     /// The built-in commands of DESIGN.md's intent table.

@@ -116,8 +116,10 @@ public struct CommandSet: Sendable {
     /// Human-readable "what can I say", one line per pattern, grouped by intent.
     public func describe() -> String {
         var lines: [String] = []
+        var lastIntent: String?
         for c in commands {
-            lines.append("\(c.intent):")
+            if c.intent != lastIntent { lines.append("\(c.intent):") }
+            lastIntent = c.intent
             for p in c.patterns { lines.append("  \(p.source)") }
         }
         for name in slots.keys.sorted() {

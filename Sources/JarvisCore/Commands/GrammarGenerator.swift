@@ -95,8 +95,15 @@ public struct GrammarGenerator: Sendable {
             g.add(s, next, w)
             s = next
         }
-        g.add(s, g.final, nil)                       // the wake phrase alone: the command may follow later
-        addTail(&g, from: s)
+        // The wake phrase alone ends the utterance (the command may follow in the next one). After a command
+        // or free speech the utterance ends or goes on to another wake phrase: one long utterance can hold
+        // several commands. (A wake phrase alone cannot go on: the cheap lead loop would then swallow the
+        // command as speech before the next wake phrase.)
+        g.add(s, g.final, nil)
+        let done = g.newState()
+        addTail(&g, from: s, to: done)
+        g.add(done, g.final, nil)
+        g.add(done, g.start, nil)
         return g
     }
 
@@ -109,7 +116,7 @@ public struct GrammarGenerator: Sendable {
         let tail = g.newState()
         g.add(g.start, tail, nil)
         g.add(lead, tail, nil)
-        addTail(&g, from: tail)
+        addTail(&g, from: tail, to: g.final)
         return g
     }
 
@@ -134,19 +141,18 @@ public struct GrammarGenerator: Sendable {
         return g
     }
 
-    /// Command or free speech from `from` to the final state.
-    func addTail(_ g: inout GrammarGraph, from: Int) {
+    /// Command or free speech from `from` to `end`.
+    func addTail(_ g: inout GrammarGraph, from: Int, to end: Int) {
         let command = g.newState()
         g.add(from, command, nil)
         for c in commands.commands {
             for p in c.patterns {
-                let end = emit(&g, p.elements, from: command)
-                g.add(end, g.final, nil)
+                g.add(emit(&g, p.elements, from: command), end, nil)
             }
         }
         let garbage = g.newState()
         g.add(from, garbage, nil, -garbageCost)
-        g.add(phoneLoop(&g, from: garbage), g.final, nil)
+        g.add(phoneLoop(&g, from: garbage), end, nil)
     }
 
     /// One or more phones from `from`; returns the loop's state.

@@ -11,7 +11,7 @@ public struct VADSettings: Sendable, Equatable {
     /// Consecutive quiet frames that end speech (the hangover; 30 = 600 ms).
     public var hangoverFrames = 30
     /// How fast the noise floor rises toward a louder background (dB per frame) and falls (fraction per frame).
-    public var floorRiseDBPerFrame: Float = 0.05
+    public var floorRiseDBPerFrame: Float = 0.08
     public var floorFallRate: Float = 0.3
 
     public init() {}

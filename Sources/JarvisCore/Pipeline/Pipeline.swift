@@ -129,8 +129,7 @@ public final class Pipeline {
     private func endUtterance() throws(DecoderError) {
         guard recognizer.utteranceStartSample != nil else { return }
         let followUp = followUpDeadline != nil
-        let result = try recognizer.finish()
-        try handle(result, followUp: followUp)
+        for result in try recognizer.finish() { try handle(result, followUp: followUp) }
     }
 
     /// Restarts the decoder after `maxUtterance` of continuous decoding. The last `restartOverlap` seconds
@@ -139,9 +138,8 @@ public final class Pipeline {
     private func restart() throws(DecoderError) {
         let overlapStart = max(history.startSample, sampleCount - AudioFormat.samples(settings.restartOverlap))
         let followUp = followUpDeadline != nil
-        let result = try recognizer.finish()
         // A wake phrase inside the overlap is decoded again, whole, with what follows it: handle it then.
-        if !(result.wake.map { $0.startSample >= overlapStart } ?? false) {
+        for result in try recognizer.finish() where !(result.wake.map { $0.startSample >= overlapStart } ?? false) {
             try handle(result, followUp: followUp)
         }
         stats.restarts += 1
@@ -198,7 +196,14 @@ public final class Pipeline {
             return reject(heard, "not-a-command")
         }
         let literal = result.words.filter { !GrammarGenerator.isPhoneWord($0) }
-        guard var intent = commands.parse(Self.collapsePhoneWords(result.words)) else {
+        // Phones after a complete command are speech before the next wake phrase, not part of it.
+        var words = result.words
+        var parsed = commands.parse(Self.collapsePhoneWords(words))
+        while parsed == nil, let last = words.last, GrammarGenerator.isPhoneWord(last) {
+            words.removeLast()
+            parsed = commands.parse(Self.collapsePhoneWords(words))
+        }
+        guard var intent = parsed else {
             return reject(literal.joined(separator: " "), "not-a-command")
         }
         if result.confidence < 0.5 {

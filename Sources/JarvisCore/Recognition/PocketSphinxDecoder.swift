@@ -90,7 +90,7 @@ public final class PocketSphinxDecoder {
     /// Adds a grammar built in Swift (states and weighted transitions) as search `name`.
     public func addGraph(name: String, _ graph: GrammarGraph) throws(DecoderError) {
         let ts = graph.transitions
-        var words = ts.map { $0.word.map { strdup($0) } ?? nil }
+        let words = ts.map { $0.word.map { strdup($0) } ?? nil }
         defer { words.forEach { free($0) } }
         let from = ts.map { Int32($0.from) }, to = ts.map { Int32($0.to) }, logp = ts.map(\.logProbability)
         let status = words.withUnsafeBufferPointer { w in

@@ -116,33 +116,42 @@ public final class UtteranceRecognizer {
         fed.append(contentsOf: samples)
     }
 
-    /// Ends the utterance and interprets its best path.
-    public func finish() throws(DecoderError) -> UtteranceResult {
-        guard utteranceStartSample != nil else { return UtteranceResult(words: [], confidence: 0) }
+    /// Ends the utterance and interprets its best path: one result per wake phrase in it (in wake mode), or
+    /// one result for the whole utterance (follow-up mode); empty when there is nothing.
+    public func finish() throws(DecoderError) -> [UtteranceResult] {
+        guard utteranceStartSample != nil else { return [] }
         if !streaming { try decoder.process(fed[...], wholeUtterance: true) }
         decoder.endUtterance()
         utteranceStartSample = nil
-        let empty = UtteranceResult(words: [], confidence: 0)
-        guard let hyp = decoder.hypothesis() else { return empty }
+        guard let hyp = decoder.hypothesis() else { return [] }
         if ProcessInfo.processInfo.environment["JARVIS_DEBUG"] != nil {
             FileHandle.standardError.write(Data("utterance \(utteranceStart) +\(fed.count): \(hyp.text)\n".utf8))
         }
         let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
-        let sample = { (frame: Int) in self.utteranceStart + frame * Self.samplesPerFrame }
-        var result = empty
-        var rest = words[...]
-        if mode == .wake {
-            guard let wakeEnd = lastIndexOfWake(in: words) else { return empty }
+        if mode == .followUp { return [try interpret(words[...], wake: nil)] }
+        let wakeEnds = wakeEndIndices(in: words)
+        var results: [UtteranceResult] = []
+        for (n, wakeEnd) in wakeEnds.enumerated() {
             let wakeFirst = wakeEnd - wakeWords.count + 1
-            let sf = words[wakeFirst].startFrame, ef = words[wakeEnd].endFrame
+            let nextWake = n + 1 < wakeEnds.count ? wakeEnds[n + 1] - wakeWords.count + 1 : words.count
             // The name carries the evidence ("hey" is shared with "hey davis"): verify the last word alone.
             let name = words[wakeEnd]
             let score = try verify([name.word], fromFrame: name.startFrame, toFrame: name.endFrame,
                                    threshold: settings.wakeThreshold)
-            guard score >= 0.5 else { return empty }
-            result.wake = .init(startSample: sample(sf), endSample: sample(ef + 1), score: score)
-            rest = words[(wakeEnd + 1)...]
+            guard score >= 0.5 else { continue }
+            let wake = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
+                                                endSample: sample(words[wakeEnd].endFrame + 1), score: score)
+            results.append(try interpret(words[(wakeEnd + 1)..<nextWake], wake: wake))
         }
+        return results
+    }
+
+    private func sample(_ frame: Int) -> Int { utteranceStart + frame * Self.samplesPerFrame }
+
+    /// The command part of a result: the words after a wake phrase (or of a follow-up utterance).
+    private func interpret(_ span: ArraySlice<RecognizedWord>, wake: UtteranceResult.WakeSpan?) throws(DecoderError) -> UtteranceResult {
+        var result = UtteranceResult(wake: wake, words: [], confidence: 0)
+        var rest = span
         // Phones before the first command word are a hesitation ("hey jarvis, um, scroll down").
         if let first = rest.firstIndex(where: { !GrammarGenerator.isPhoneWord($0.word) }) {
             rest = rest[first...]
@@ -189,14 +198,12 @@ public final class UtteranceRecognizer {
         return 1 / (1 + exp(-(perFrame - threshold) * 4))
     }
 
-    /// Index of the last word of the last complete wake phrase in `words`.
-    func lastIndexOfWake(in words: [RecognizedWord]) -> Int? {
-        guard !wakeWords.isEmpty, words.count >= wakeWords.count else { return nil }
-        for i in stride(from: words.count - wakeWords.count, through: 0, by: -1)
-        where zip(words[i..<(i + wakeWords.count)], wakeWords).allSatisfy({ $0.word == $1 }) {
-            return i + wakeWords.count - 1
-        }
-        return nil
+    /// Indices of the last word of each wake phrase in `words`, in order.
+    func wakeEndIndices(in words: [RecognizedWord]) -> [Int] {
+        guard !wakeWords.isEmpty, words.count >= wakeWords.count else { return [] }
+        return (0...(words.count - wakeWords.count)).filter { i in
+            zip(words[i..<(i + wakeWords.count)], wakeWords).allSatisfy { $0.word == $1 }
+        }.map { $0 + wakeWords.count - 1 }
     }
 
     /// Language-model decode of `audio` (16 kHz, starting at absolute sample `startSample`): the words that

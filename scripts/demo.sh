@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds jarvis (release), and replays the bundled fixtures through the pipeline.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
+./scripts/install-deps.sh
+swift build -c release
+.build/release/jarvis replay audio-fixtures/session.wav audio-fixtures/search_pizza.wav
