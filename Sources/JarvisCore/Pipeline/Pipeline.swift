@@ -114,7 +114,7 @@ public final class Pipeline {
             try endUtterance()
         case .none:
             if inSpeech {
-                try recognizer.process(frame)
+                recognizer.process(frame)
                 if recognizer.utteranceSeconds >= settings.maxUtterance { try restart() }
             }
         }
@@ -123,7 +123,7 @@ public final class Pipeline {
 
     private func beginUtterance(at from: Int) throws(DecoderError) {
         try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp)
-        try recognizer.process(history.samples(from: from, to: sampleCount)[...])
+        recognizer.process(history.samples(from: from, to: sampleCount)[...])
     }
 
     private func endUtterance() throws(DecoderError) {

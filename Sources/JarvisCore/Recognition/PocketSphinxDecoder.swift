@@ -30,8 +30,6 @@ public struct Hypothesis: Equatable, Sendable {
     public let text: String
     public let score: Int32
     public let words: [RecognizedWord]
-    /// Posterior probability of the best path, 0…1 (from the lattice; 0 when unavailable).
-    public let posterior: Double
 }
 
 /// Owns one `ps_decoder_t`. Feed 16 kHz Int16 audio; switch between named searches (grammar, LM, keyphrase).
@@ -52,7 +50,7 @@ public final class PocketSphinxDecoder {
             ("-hmm", model.acousticModel), ("-dict", model.dictionary),
             ("-logfn", "/dev/null"),
             // Our own VAD segments the audio; PocketSphinx's would drop frames inside an utterance.
-            ("-remove_silence", ProcessInfo.processInfo.environment["JARVIS_PS_VAD"] ?? "no"),
+            ("-remove_silence", "no"),
         ]
         args += extraArguments
         let flat = args.flatMap { [$0.0, $0.1] }
@@ -83,10 +81,6 @@ public final class PocketSphinxDecoder {
 
     // MARK: searches
 
-    public func addGrammar(name: String, jsgf: String) throws(DecoderError) {
-        try check(ps_set_jsgf_string(ps, name, jsgf), "grammar '\(name)'", jsgf.prefix(200).description)
-    }
-
     /// Adds a grammar built in Swift (states and weighted transitions) as search `name`.
     public func addGraph(name: String, _ graph: GrammarGraph) throws(DecoderError) {
         let ts = graph.transitions
@@ -106,35 +100,9 @@ public final class PocketSphinxDecoder {
         try check(ps_set_lm_file(ps, name, path), "language model '\(name)'", path)
     }
 
-    public func addKeyphrase(name: String, phrase: String) throws(DecoderError) {
-        try check(ps_set_keyphrase(ps, name, phrase), "keyphrase '\(name)'", phrase)
-    }
-
-    public func addPhoneLoop(name: String, phoneLanguageModel path: String) throws(DecoderError) {
-        try check(ps_set_allphone_file(ps, name, path), "phone loop '\(name)'", path)
-    }
-
     public func useSearch(_ name: String) throws(DecoderError) {
         if inUtterance { endUtterance() }
         try check(ps_set_search(ps, name), "select search '\(name)'")
-    }
-
-    /// Adds a word to the dictionary (and to every search's vocabulary) unless it is known already.
-    public func addWord(_ word: String, phones: String) throws(DecoderError) {
-        if hasWord(word) { return }
-        try check(ps_add_word(ps, word, phones, 1), "add word '\(word)'", phones)
-    }
-
-    public func hasWord(_ word: String) -> Bool {
-        guard let p = ps_lookup_word(ps, word) else { return false }
-        free(p)
-        return true
-    }
-
-    public func pronunciation(of word: String) -> String? {
-        guard let p = ps_lookup_word(ps, word) else { return nil }
-        defer { free(p) }
-        return String(cString: p)
     }
 
     // MARK: decoding
@@ -163,7 +131,7 @@ public final class PocketSphinxDecoder {
     }
 
     /// The current best hypothesis (during or after an utterance), nil when nothing was recognised.
-    public func hypothesis(withPosterior: Bool = false) -> Hypothesis? {
+    public func hypothesis() -> Hypothesis? {
         var score: Int32 = 0
         guard let cText = ps_get_hyp(ps, &score) else { return nil }
         let text = String(cString: cText)
@@ -177,30 +145,7 @@ public final class PocketSphinxDecoder {
                                         endFrame: Int(ef), acousticScore: ascr, probability: prob))
             seg = ps_seg_next(s)
         }
-        var posterior = 0.0
-        if withPosterior {
-            let logProb = ps_get_prob(ps)
-            posterior = logmath_exp(ps_get_logmath(ps), logProb)
-        }
-        return Hypothesis(text: text, score: score, words: words, posterior: posterior)
-    }
-
-    /// Up to `limit` distinct n-best hypotheses of the finished utterance (best first).
-    public func nBest(limit: Int) -> [String] {
-        var result: [String] = []
-        var iterator = ps_nbest(ps)
-        var seen = 0
-        while let it = iterator, result.count < limit, seen < limit * 10 {
-            seen += 1
-            var score: Int32 = 0
-            if let c = ps_nbest_hyp(it, &score) {
-                let text = String(cString: c)
-                if !text.isEmpty && !result.contains(text) { result.append(text) }
-            }
-            iterator = ps_nbest_next(it)
-        }
-        if let iterator { ps_nbest_free(iterator) }
-        return result
+        return Hypothesis(text: text, score: score, words: words)
     }
 
     /// "for(2)" (an alternative pronunciation) → "for".
