@@ -79,7 +79,7 @@ extension CommandSet {
                 "\(polite) (open | go to | show me) <site>",
             ], fixed: ["target": s("url")], renames: ["site": "url"]),
             CommandDefinition(intent: "search", patterns: [
-                "\(polite) (search for | search | look up | google) <query>",
+                "\(polite) (search for | look up | google) <query>",
                 "\(polite) search the web for <query>",
             ]),
         ]

@@ -39,6 +39,9 @@ public struct UtteranceResult: Equatable, Sendable {
     /// Absolute samples of the command words.
     public var commandStart: Int?
     public var commandEnd: Int?
+    /// Where free text can end: the next wake phrase, or the end of the utterance (the grammar's phone loop
+    /// often hands the last words of a query to silence fillers, so `commandEnd` can be early).
+    public var spanEnd: Int?
     /// Confidence of the command words, 0…1 (their acoustic match against a free phone loop; 0.5 at the
     /// command threshold); 0 when there are none.
     public var confidence: Double
@@ -117,12 +120,19 @@ public final class UtteranceRecognizer {
         try decoder.process(fed[...], wholeUtterance: true)
         decoder.endUtterance()
         utteranceStartSample = nil
-        guard let hyp = decoder.hypothesis() else { return [] }
+        guard let hyp = decoder.hypothesis() else {
+            if Self.tracing { FileHandle.standardError.write(Data("utterance \(utteranceStart) +\(fed.count): no path\n".utf8)) }
+            return []
+        }
         if Self.tracing {
             FileHandle.standardError.write(Data("utterance \(utteranceStart) +\(fed.count): \(hyp.text)\n".utf8))
         }
         let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
-        if mode == .followUp { return [try interpret(words[...], wake: nil)] }
+        if mode == .followUp {
+            var result = try interpret(words[...], wake: nil)
+            result.spanEnd = utteranceStart + fed.count
+            return [result]
+        }
         let wakeEnds = wakeEndIndices(in: words)
         var results: [UtteranceResult] = []
         for (n, wakeEnd) in wakeEnds.enumerated() {
@@ -135,7 +145,9 @@ public final class UtteranceRecognizer {
             guard score >= 0.5 else { continue }
             let wake = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
                                                 endSample: sample(words[wakeEnd].endFrame + 1), score: score)
-            results.append(try interpret(words[(wakeEnd + 1)..<nextWake], wake: wake))
+            var result = try interpret(words[(wakeEnd + 1)..<nextWake], wake: wake)
+            result.spanEnd = nextWake < words.count ? sample(words[nextWake].startFrame) : utteranceStart + fed.count
+            results.append(result)
         }
         return results
     }
