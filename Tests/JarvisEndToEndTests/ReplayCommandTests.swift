@@ -140,6 +140,17 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("--model"), r.stderr)
     }
 
+    func testCommittedGrammarsMatchTheCommandSet() throws {
+        for (file, phrase) in [("hey-jarvis.fsg", "hey jarvis"), ("jarvis.fsg", "jarvis")] {
+            let committed = try String(contentsOf: Self.root.appendingPathComponent("models").appendingPathComponent(file),
+                                       encoding: .utf8)
+            let r = try jarvis(["commands", "--grammar", "--wake-phrase", phrase])
+            XCTAssertEqual(r.status, 0)
+            XCTAssertTrue(r.stdout.hasPrefix("FSG_BEGIN"))
+            XCTAssertEqual(r.stdout, committed, "models/\(file) is stale: run scripts/make-models.sh")
+        }
+    }
+
     func testCommandsListsWhatYouCanSay() throws {
         let r = try jarvis(["commands"])
         XCTAssertEqual(r.status, 0)

@@ -154,33 +154,32 @@ extension PhrasePattern {
         return results
     }
 
-    /// Every word the pattern can produce, slots excluded.
-    public var literalWords: Set<String> {
-        func collect(_ es: [PatternElement]) -> Set<String> {
-            es.reduce(into: Set<String>()) { set, e in
+    /// Calls `visit` on every element, depth first.
+    func forEachElement(_ visit: (PatternElement) -> Void) {
+        func walk(_ elements: [PatternElement]) {
+            for e in elements {
+                visit(e)
                 switch e {
-                case .word(let w): set.insert(w)
-                case .optional(let inner): set.formUnion(collect(inner))
-                case .choice(let alts): alts.forEach { set.formUnion(collect($0)) }
-                case .slot: break
+                case .optional(let inner): walk(inner)
+                case .choice(let alternatives): alternatives.forEach(walk)
+                case .word, .slot: break
                 }
             }
         }
-        return collect(elements)
+        walk(elements)
+    }
+
+    /// Every word the pattern can produce, slots excluded.
+    public var literalWords: Set<String> {
+        var words = Set<String>()
+        forEachElement { if case .word(let w) = $0 { words.insert(w) } }
+        return words
     }
 
     /// Slot names referenced by the pattern.
     public var slotNames: Set<String> {
-        func collect(_ es: [PatternElement]) -> Set<String> {
-            es.reduce(into: Set<String>()) { set, e in
-                switch e {
-                case .slot(let n): set.insert(n)
-                case .optional(let inner): set.formUnion(collect(inner))
-                case .choice(let alts): alts.forEach { set.formUnion(collect($0)) }
-                case .word: break
-                }
-            }
-        }
-        return collect(elements)
+        var names = Set<String>()
+        forEachElement { if case .slot(let n) = $0 { names.insert(n) } }
+        return names
     }
 }

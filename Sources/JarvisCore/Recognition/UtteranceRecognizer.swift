@@ -13,7 +13,7 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var wordInsertionPenalty = 0.65
     /// Verification threshold: the wake phrase's path score per 10 ms frame minus a free phone loop's over
     /// the same audio (nats). A wake below it is dropped; the `wake` event's score is 0.5 at it.
-    public var wakeThreshold = 0.2
+    public var wakeThreshold = 0.8
     /// The same test for the command words after the wake phrase (nats per frame over a free phone loop).
     public var commandThreshold = 0.0
     /// Model paths.
