@@ -175,11 +175,4 @@ extension PhrasePattern {
         forEachElement { if case .word(let w) = $0 { words.insert(w) } }
         return words
     }
-
-    /// Slot names referenced by the pattern.
-    public var slotNames: Set<String> {
-        var names = Set<String>()
-        forEachElement { if case .slot(let n) = $0 { names.insert(n) } }
-        return names
-    }
 }

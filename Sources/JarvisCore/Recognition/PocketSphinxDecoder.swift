@@ -16,10 +16,6 @@ public struct RecognizedWord: Equatable, Sendable {
     public let word: String
     public let startFrame: Int
     public let endFrame: Int
-    /// Acoustic log-likelihood of the word (PocketSphinx log base).
-    public let acousticScore: Int32
-    /// The segment's probability as PocketSphinx reports it (for keyphrases: the detection score, log base).
-    public let probability: Int32
     public var isFiller: Bool {
         word.isEmpty || word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("+") || word == "(NULL)"
     }
@@ -35,7 +31,6 @@ public struct Hypothesis: Equatable, Sendable {
 /// Owns one `ps_decoder_t`. Feed 16 kHz Int16 audio; switch between named searches (grammar, LM, keyphrase).
 public final class PocketSphinxDecoder {
     private let ps: OpaquePointer
-    public let modelDirectory: String
     /// 10 ms feature frames per second.
     public static let framesPerSecond = 100
     private var inUtterance = false
@@ -45,7 +40,6 @@ public final class PocketSphinxDecoder {
     ///   - extraArguments: PocketSphinx options as name/value pairs ("-kws_threshold", "1e-20").
     public init(model: ModelPaths, extraArguments: [(String, String)] = []) throws(DecoderError) {
         jarvis_ps_quiet()
-        modelDirectory = model.acousticModel
         var args: [(String, String)] = [
             ("-hmm", model.acousticModel), ("-dict", model.dictionary),
             ("-logfn", "/dev/null"),
@@ -138,11 +132,10 @@ public final class PocketSphinxDecoder {
         var words: [RecognizedWord] = []
         var seg = ps_seg_iter(ps)
         while let s = seg {
-            var sf: Int32 = 0, ef: Int32 = 0, ascr: Int32 = 0, lscr: Int32 = 0, lback: Int32 = 0
+            var sf: Int32 = 0, ef: Int32 = 0
             ps_seg_frames(s, &sf, &ef)
-            let prob = ps_seg_prob(s, &ascr, &lscr, &lback)
             words.append(RecognizedWord(word: Self.baseWord(String(cString: ps_seg_word(s))), startFrame: Int(sf),
-                                        endFrame: Int(ef), acousticScore: ascr, probability: prob))
+                                        endFrame: Int(ef)))
             seg = ps_seg_next(s)
         }
         return Hypothesis(text: text, score: score, words: words)
@@ -171,13 +164,12 @@ public struct ModelPaths: Sendable, Equatable {
     public var acousticModel: String
     public var dictionary: String
     public var languageModel: String
-    public var phoneLanguageModel: String
 
     /// Debian's pocketsphinx-en-us layout.
     public static let debianDefault = ModelPaths(root: "/usr/share/pocketsphinx/model/en-us")
 
     /// A model folder laid out like Debian's: `en-us/` (acoustic model), `cmudict-en-us.dict`, `en-us.lm.bin`,
-    /// `en-us-phone.lm.bin`; or an acoustic model folder itself with those files beside it.
+    /// or an acoustic model folder itself with those files beside it.
     public init(root: String) {
         let url = URL(fileURLWithPath: root)
         let nested = url.appendingPathComponent("en-us").path
@@ -189,14 +181,12 @@ public struct ModelPaths: Sendable, Equatable {
         }
         dictionary = Self.first(in: root, matching: ".dict") ?? url.appendingPathComponent("cmudict-en-us.dict").path
         languageModel = url.appendingPathComponent("en-us.lm.bin").path
-        phoneLanguageModel = url.appendingPathComponent("en-us-phone.lm.bin").path
     }
 
-    public init(acousticModel: String, dictionary: String, languageModel: String, phoneLanguageModel: String) {
+    public init(acousticModel: String, dictionary: String, languageModel: String) {
         self.acousticModel = acousticModel
         self.dictionary = dictionary
         self.languageModel = languageModel
-        self.phoneLanguageModel = phoneLanguageModel
     }
 
     private static func first(in dir: String, matching suffix: String) -> String? {
