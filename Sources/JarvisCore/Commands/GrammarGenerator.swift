@@ -124,12 +124,7 @@ public struct GrammarGenerator: Sendable {
     public func phoneLoopGraph() -> GrammarGraph {
         var g = GrammarGraph()
         g.start = g.newState()
-        let loop = g.newState()
-        for (word, _) in Self.phoneWords {
-            g.add(g.start, loop, word)
-            g.add(loop, loop, word)
-        }
-        g.final = loop
+        g.final = phoneLoop(&g, from: g.start, logProbability: 0)
         return g
     }
 
@@ -156,12 +151,13 @@ public struct GrammarGenerator: Sendable {
     }
 
     /// One or more phones from `from`; returns the loop's state.
-    func phoneLoop(_ g: inout GrammarGraph, from: Int) -> Int {
+    /// `logProbability` of each phone transition defaults to the costed choice among the phones.
+    func phoneLoop(_ g: inout GrammarGraph, from: Int, logProbability: Double? = nil) -> Int {
         let loop = g.newState()
-        let cost = -phoneCost - log(Double(Self.phones.count))
+        let logp = logProbability ?? (-phoneCost - log(Double(Self.phones.count)))
         for (word, _) in Self.phoneWords {
-            g.add(from, loop, word, cost)
-            g.add(loop, loop, word, cost)
+            g.add(from, loop, word, logp)
+            g.add(loop, loop, word, logp)
         }
         return loop
     }

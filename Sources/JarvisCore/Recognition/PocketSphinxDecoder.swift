@@ -150,9 +150,6 @@ public final class PocketSphinxDecoder {
         return w
     }
 
-    /// Frames (10 ms) processed in the current or last utterance.
-    public var frameCount: Int { Int(ps_get_n_frames(ps)) }
-
     /// Converts a PocketSphinx log score to natural log.
     public func naturalLog(_ score: Int32) -> Double {
         logmath_log_to_ln(ps_get_logmath(ps), score)
