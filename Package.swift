@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // Thin system-library targets: one per C library, nothing vendored.
@@ -21,7 +22,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(
             name: "JarvisCore",
-            dependencies: ["CFFTW", "CPocketSphinx", "CSndFile", "CALSA"]
+            dependencies: ["CFFTW", "CPocketSphinx", "CSndFile", "CALSA", "Yams"]
         ),
         .executableTarget(
             name: "jarvis",

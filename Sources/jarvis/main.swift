@@ -15,8 +15,11 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .long, help: "Print events as JSON lines (NDJSON) instead of readable text.")
     var json = false
 
-    @Option(name: .long, help: "The wake phrase (\"hey jarvis\"; \"jarvis\" alone works too).")
-    var wakePhrase = "hey jarvis"
+    @Option(name: .long, help: "The wake phrase (default \"hey jarvis\", or the config's wake_phrase; \"jarvis\" alone works too).")
+    var wakePhrase: String?
+
+    @Option(name: .long, help: "Config file (YAML). Default: $XDG_CONFIG_HOME/jarvis/config.yaml when it exists.")
+    var config: String?
 
     @Option(name: .long, help: "PocketSphinx model folder (Debian layout: en-us/, cmudict-en-us.dict, en-us.lm.bin).")
     var model = "/usr/share/pocketsphinx/model/en-us"
@@ -48,11 +51,22 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Wake score (0-1) that is reported even when the command after it is unsure.", visibility: .hidden))
     var confidentWake: Double?
 
+    /// Settings from the options alone (no config file).
     func settings() throws -> PipelineSettings {
+        try settings(config: JarvisConfig())
+    }
+
+    /// Settings from the config file and the options (options win).
+    func settings(config: JarvisConfig) throws -> PipelineSettings {
         var s = PipelineSettings()
-        let words = CommandSet.normalizeWords(wakePhrase)
-        guard !words.isEmpty else { throw ValidationError("--wake-phrase must contain at least one word.") }
-        s.wakePhrase = words.joined(separator: " ")
+        if let wakePhrase {
+            let words = CommandSet.normalizeWords(wakePhrase)
+            guard !words.isEmpty else { throw ValidationError("--wake-phrase must contain at least one word.") }
+            s.wakePhrase = words.joined(separator: " ")
+        } else if let fromConfig = config.wakePhrase {
+            s.wakePhrase = fromConfig
+        }
+        if let window = config.followUpWindow { s.followUpWindow = window }
         guard vad == "on" || vad == "off" else { throw ValidationError("--vad must be on or off.") }
         s.vadEnabled = vad == "on"
         guard maxUtterance >= 5 else { throw ValidationError("--max-utterance must be at least 5 seconds.") }
@@ -83,7 +97,7 @@ struct Jarvis: ParsableCommand {
         discussion: """
         Exit codes: 0 ok; 2 usage or config error; 3 audio input error; 4 the recogniser's model cannot be loaded.
         """,
-        subcommands: [Replay.self, Commands.self])
+        subcommands: [Replay.self, Commands.self, CheckConfig.self])
 }
 
 extension Jarvis {
@@ -97,24 +111,28 @@ extension Jarvis {
 
         @OptionGroup var common: CommonOptions
 
+        @OptionGroup var actionOptions: ActionOptions
+
         @Flag(name: .long, help: "Pace the audio at real time (as if it came from a microphone).")
         var realtime = false
+
+        @Flag(name: .long, help: "Carry out the actions (clicks, keys, URLs, configured programs) instead of only reporting them.")
+        var execute = false
 
         func validate() throws {
             if files.isEmpty { throw ValidationError("Give at least one audio file to replay.") }
         }
 
         func run() throws {
-            let settings = try common.settings()
-            if let problem = settings.recognizer.model.problem() {
-                fail(problem, code: "model-missing", status: ExitStatus.recogniser)
-            }
+            let setup = try RunSetup.load(common)
             let printer = EventPrinter(json: common.json)
+            let processor = setup.processor(actionOptions, execute: execute) { printer.print($0) }
             var failed = false
             for path in files {
                 let ok: Bool
                 do {
-                    ok = try JarvisCore.Replay.run(path: path, settings: settings, tagSource: true,
+                    ok = try JarvisCore.Replay.run(path: path, settings: setup.settings, commands: setup.commands,
+                                                   processor: processor, tagSource: true,
                                                    realtime: realtime) { event in
                         printer.print(event)
                         if case .error(_, let message) = event.kind {
@@ -122,19 +140,12 @@ extension Jarvis {
                         }
                     }
                 } catch {
-                    fail("The recogniser failed: \(error.description)", code: "recogniser", status: ExitStatus.recogniser,
-                         printer: printer, source: path)
+                    RunSetup.fail("The recogniser failed: \(error.description)", code: "recogniser",
+                                  status: ExitStatus.recogniser, printer: printer, source: path)
                 }
                 if !ok { failed = true }
             }
             if failed { throw ExitCode(ExitStatus.audioInput) }
-        }
-
-        func fail(_ message: String, code: String, status: Int32, printer: EventPrinter? = nil,
-                  source: String? = nil) -> Never {
-            (printer ?? EventPrinter(json: common.json)).print(Event(t: 0, .error(code: code, message: message), source: source))
-            FileHandle.standardError.write(Data(("jarvis: " + message + "\n").utf8))
-            Foundation.exit(status)
         }
     }
 
@@ -144,18 +155,28 @@ extension Jarvis {
         @Flag(name: .long, help: "Print the generated grammar (PocketSphinx FSG format) instead.")
         var grammar = false
 
-        @Option(name: .long, help: "The wake phrase the grammar starts with.")
-        var wakePhrase = "hey jarvis"
+        @Option(name: .long, help: "The wake phrase the grammar starts with (default: the config's, or \"hey jarvis\").")
+        var wakePhrase: String?
 
-        func run() {
-            let set = CommandSet.builtin()
+        @Option(name: .long, help: "Config file whose sites and custom commands are included (default: $XDG_CONFIG_HOME/jarvis/config.yaml when it exists).")
+        var config: String?
+
+        func run() throws {
+            var configuration = JarvisConfig()
+            if let path = config ?? JarvisConfig.defaultPath() {
+                let (loaded, problems) = ConfigLoader.load(path: path)
+                if !problems.isEmpty { RunSetup.failConfig(problems, printer: EventPrinter(json: false, output: .standardError)) }
+                configuration = loaded
+            }
+            let set = configuration.commandSet()
+            let phrase = wakePhrase ?? configuration.wakePhrase ?? "hey jarvis"
             if grammar {
                 let r = RecognizerSettings()
                 let generator = GrammarGenerator(commands: set, phoneCost: r.phoneCost,
                                                  noWakeCost: r.noWakeCost, garbageCost: r.garbageCost)
-                print(generator.wakeGraph(wakeWords: CommandSet.normalizeWords(wakePhrase)).fsgText, terminator: "")
+                print(generator.wakeGraph(wakeWords: CommandSet.normalizeWords(phrase)).fsgText, terminator: "")
             } else {
-                print("Say \"\(wakePhrase)\", then one of:")
+                print("Say \"\(phrase)\", then one of:")
                 print(set.describe())
             }
         }

@@ -176,3 +176,37 @@ extension PhrasePattern {
         return words
     }
 }
+
+extension PhrasePattern {
+    /// Names of the slots the pattern uses.
+    public var slotNames: Set<String> {
+        var names = Set<String>()
+        forEachElement { if case .slot(let s) = $0 { names.insert(s) } }
+        return names
+    }
+
+    /// Every word sequence the pattern says, slots left as `<name>` tokens; nil when there are more than `limit`.
+    public func expansions(limit: Int = 20_000) -> [[String]]? {
+        func expand(_ elements: ArraySlice<PatternElement>) -> [[String]]? {
+            guard let first = elements.first else { return [[]] }
+            let heads: [[String]]
+            switch first {
+            case .word(let w): heads = [[w]]
+            case .slot(let s): heads = [["<\(s)>"]]
+            case .optional(let inner):
+                guard let e = expand(inner[...]) else { return nil }
+                heads = [[]] + e
+            case .choice(let alternatives):
+                var all: [[String]] = []
+                for a in alternatives {
+                    guard let e = expand(a[...]) else { return nil }
+                    all += e
+                }
+                heads = all
+            }
+            guard let tails = expand(elements.dropFirst()), heads.count * tails.count <= limit else { return nil }
+            return heads.flatMap { h in tails.map { h + $0 } }
+        }
+        return expand(elements[...])
+    }
+}

@@ -15,6 +15,8 @@ public struct Event: Sendable, Equatable {
         case action(name: String, status: String, backend: String, detail: String)
         case restart(reason: String)
         case error(code: String, message: String)
+        /// Something the user should know that does not stop the pipeline (e.g. no display for actions).
+        case warning(code: String, message: String)
         case end(Stats)
     }
 
@@ -43,6 +45,7 @@ public struct Event: Sendable, Equatable {
         case .action: return "action"
         case .restart: return "restart"
         case .error: return "error"
+        case .warning: return "warning"
         case .end: return "end"
         }
     }
@@ -77,7 +80,7 @@ public struct Event: Sendable, Equatable {
                       ("detail", .string(detail))]
         case .restart(let reason):
             pairs += [("reason", .string(reason))]
-        case .error(let code, let message):
+        case .error(let code, let message), .warning(let code, let message):
             pairs += [("code", .string(code)), ("message", .string(message))]
         case .end(let stats):
             pairs += [("stats", stats.json)]
@@ -104,6 +107,7 @@ public struct Event: Sendable, Equatable {
             return "\(time)  action: \(name) [\(status), \(backend)] \(detail)"
         case .restart(let reason): return "\(time)  recogniser restarted (\(reason))"
         case .error(let code, let message): return "\(time)  error [\(code)]: \(message)"
+        case .warning(let code, let message): return "\(time)  warning [\(code)]: \(message)"
         case .end(let s):
             return "\(time)  end: \(String(format: "%.1f", s.audioSeconds)) s audio, \(String(format: "%.2f", s.cpuSeconds)) s CPU, \(s.wakes) wakes, \(s.intents) intents, \(s.rejections) rejected, \(s.restarts) restarts"
         }

@@ -27,6 +27,8 @@ public final class Pipeline {
     public let settings: PipelineSettings
     public let commands: CommandSet
     private let recognizer: UtteranceRecognizer
+    /// Carries out intents (dry-run unless the caller chose an executing one).
+    private let processor: CommandProcessor
     private let emit: (Event) -> Void
 
     private let spectrum = PowerSpectrum(frameSamples: AudioFormat.frameSamples)
@@ -43,9 +45,11 @@ public final class Pipeline {
     public private(set) var stats = Stats()
 
     public init(settings: PipelineSettings, commands: CommandSet = .builtin(),
+                processor: CommandProcessor = DesktopCommandProcessor.dryRun(),
                 emit: @escaping (Event) -> Void) throws(DecoderError) {
         self.settings = settings
         self.commands = commands
+        self.processor = processor
         self.emit = emit
         recognizer = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase,
                                              settings: settings.recognizer)
@@ -219,8 +223,9 @@ public final class Pipeline {
                                       alternatives: [])))
         stats.intents += 1
         emit(Event(t: t, .intent(intent, confidence: result.confidence)))
-        emit(Event(t: t, .action(name: intent.name, status: "dry-run", backend: "dry-run",
-                                 detail: ActionDescription.describe(intent))))
+        let outcome = processor.perform(intent)
+        emit(Event(t: t, .action(name: outcome.name, status: outcome.status, backend: outcome.backend,
+                                 detail: outcome.detail)))
     }
 
     /// One placeholder per run of phone-loop words, so a free-text slot matches the run.

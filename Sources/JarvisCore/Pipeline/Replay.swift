@@ -8,6 +8,7 @@ public enum Replay {
     /// Returns false when the file could not be read (an `error` event was emitted).
     @discardableResult
     public static func run(path: String, settings: PipelineSettings, commands: CommandSet = .builtin(),
+                           processor: CommandProcessor = DesktopCommandProcessor.dryRun(),
                            tagSource: Bool, realtime: Bool = false,
                            emit: @escaping (Event) -> Void) throws(DecoderError) -> Bool {
         let source = tagSource ? path : nil
@@ -25,7 +26,7 @@ public enum Replay {
             return false
         }
         tagged(Event(t: 0, .listening(source: path, sampleRate: AudioFormat.sampleRate)))
-        let pipeline = try Pipeline(settings: settings, commands: commands, emit: tagged)
+        let pipeline = try Pipeline(settings: settings, commands: commands, processor: processor, emit: tagged)
         var ok = true
         let wallStart = Date()
         var fed = 0

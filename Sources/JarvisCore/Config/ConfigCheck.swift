@@ -1,0 +1,109 @@
+import Foundation
+
+/// Checks of a loaded config that need the command set or the pronunciation dictionary:
+/// words the recogniser cannot say, and commands that say the same words.
+public enum ConfigCheck {
+    /// Custom-command and site words missing from the pronunciation dictionary at `dictionaryPath`,
+    /// each with up to three close dictionary words.
+    public static func missingWords(_ config: JarvisConfig, dictionaryPath: String) -> [ConfigDiagnostic] {
+        guard let data = FileManager.default.contents(atPath: dictionaryPath) else {
+            return [ConfigDiagnostic(file: config.path ?? "config", line: 0,
+                                     message: "the pronunciation dictionary \(dictionaryPath) cannot be read")]
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        var known = Set<String>()
+        for line in text.split(separator: "\n") {
+            guard let space = line.firstIndex(where: { $0 == " " || $0 == "\t" }) else { continue }
+            let word = line[..<space]
+            known.insert(String(word.firstIndex(of: "(").map { word[..<$0] } ?? word))
+        }
+        let set = config.commandSet()
+        let vocabulary = set.vocabulary
+        var out: [ConfigDiagnostic] = []
+        var reported = Set<String>()
+        // Report each missing word once, at the first custom command (or the whole file, for sites) using it.
+        var owners: [(words: Set<String>, line: Int)] = config.customCommands.map { c in
+            var words = Set<String>()
+            for p in c.definition.patterns {
+                words.formUnion(p.literalWords)
+                for slot in p.slotNames {
+                    if case .list(let values)? = set.slots[slot] {
+                        for phrase in values.keys { words.formUnion(phrase.split(separator: " ").map(String.init)) }
+                    }
+                }
+            }
+            return (words, c.line)
+        }
+        owners.append((vocabulary, 0))
+        for (words, line) in owners {
+            for w in words.sorted() where !known.contains(w) && !reported.contains(w) {
+                reported.insert(w)
+                let close = closest(w, in: known, count: 3)
+                out.append(ConfigDiagnostic(file: config.path ?? "config", line: line,
+                                            message: "'\(w)' is not in the pronunciation dictionary, so it cannot be recognised"
+                                                + (close.isEmpty ? "" : " (closest: \(close.joined(separator: ", ")))")))
+            }
+        }
+        return out
+    }
+
+    /// Pairs of commands (at least one custom) that say exactly the same words.
+    public static func duplicates(_ config: JarvisConfig) -> [ConfigDiagnostic] {
+        let set = config.commandSet()
+        let builtinCount = set.commands.count - config.customCommands.count
+        var firstOwner: [String: Int] = [:]
+        var out: [ConfigDiagnostic] = []
+        var reportedPairs = Set<[Int]>()
+        for (index, command) in set.commands.enumerated() {
+            guard let phrases = expansions(of: command, slots: set.slots) else { continue }
+            for phrase in phrases {
+                if let other = firstOwner[phrase], other != index {
+                    guard index >= builtinCount, !reportedPairs.contains([other, index]) else { continue }
+                    reportedPairs.insert([other, index])
+                    let custom = config.customCommands[index - builtinCount]
+                    let otherName = other >= builtinCount
+                        ? "the command on line \(config.customCommands[other - builtinCount].line)"
+                        : "the built-in \(set.commands[other].intent) command"
+                    out.append(ConfigDiagnostic(file: config.path ?? "config", line: custom.line,
+                                                message: "\"\(phrase)\" is said by both this command and \(otherName); only the first would ever run"))
+                } else if firstOwner[phrase] == nil {
+                    firstOwner[phrase] = index
+                }
+            }
+        }
+        return out
+    }
+
+    /// Every phrase a command says, list slots expanded to their phrases, free text as `<name>`;
+    /// nil when there are too many to list.
+    static func expansions(of command: CommandDefinition, slots: [String: SlotKind], limit: Int = 50_000) -> Set<String>? {
+        var out = Set<String>()
+        for pattern in command.patterns {
+            guard let sequences = pattern.expansions(limit: limit) else { return nil }
+            for seq in sequences {
+                var partial: [[String]] = [[]]
+                for token in seq {
+                    if token.hasPrefix("<"), case .list(let values)? = slots[String(token.dropFirst().dropLast())] {
+                        partial = partial.flatMap { p in values.keys.map { p + [$0] } }
+                        if partial.count > limit { return nil }
+                    } else {
+                        partial = partial.map { $0 + [token] }
+                    }
+                }
+                for p in partial { out.insert(p.joined(separator: " ")) }
+                if out.count > limit { return nil }
+            }
+        }
+        return out
+    }
+
+    static func closest(_ word: String, in known: Set<String>, count: Int) -> [String] {
+        var best: [(String, Int)] = []
+        let maxDistance = max(2, word.count / 3)
+        for candidate in known where abs(candidate.count - word.count) <= maxDistance {
+            let d = ConfigLoader.editDistance(word, candidate)
+            if d <= maxDistance { best.append((candidate, d)) }
+        }
+        return best.sorted { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }.prefix(count).map(\.0)
+    }
+}
