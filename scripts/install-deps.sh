@@ -6,8 +6,8 @@ packages=(
   libsndfile1-dev libsamplerate0-dev
 )
 if [ "${1:-}" = "--test" ]; then
-  # Tests and fixture generation: TTS voices, sox, the reference decoder, an X server and input tools.
-  packages+=(pocketsphinx sox flite espeak-ng alsa-utils xvfb xdotool)
+  # Tests and fixture generation: TTS voices, sox, the reference decoder, an X server, xdotool and xev.
+  packages+=(pocketsphinx sox flite espeak-ng alsa-utils xvfb xdotool x11-utils)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,180 @@
+import Foundation
+import XCTest
+@testable import JarvisCore
+
+final class ConfigTests: XCTestCase {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    let dictionary = ModelPaths.debianDefault.dictionary
+
+    func parse(_ yaml: String) -> (JarvisConfig, [ConfigDiagnostic]) {
+        ConfigLoader.parse(yaml, file: "test.yaml")
+    }
+
+    /// The problems as "line: message" for compact assertions.
+    func problems(_ yaml: String) -> [String] {
+        parse(yaml).1.map { "\($0.line): \($0.message)" }
+    }
+
+    func testExampleConfigInTheRepoIsValid() throws {
+        let path = Self.root.appendingPathComponent("docs/config.example.yaml").path
+        let (config, diagnostics) = ConfigLoader.load(path: path)
+        XCTAssertEqual(diagnostics, [])
+        XCTAssertEqual(ConfigCheck.missingWords(config, dictionaryPath: dictionary), [])
+        XCTAssertEqual(ConfigCheck.duplicates(config), [])
+        XCTAssertEqual(config.actions, .auto)
+        XCTAssertEqual(config.action.searchURL, "https://duckduckgo.com/?q={query}")
+        XCTAssertEqual(config.sites["hacker news"], "https://news.ycombinator.com/")
+        XCTAssertNil(config.sites["twitter"], "a site set to ~ is removed")
+        XCTAssertEqual(config.action.keys["next_tab"]?.description, "ctrl+Next")
+        XCTAssertEqual(config.customCommands.map(\.name), ["launch", "volume", "set_volume", "save", "scroll", "scroll"])
+    }
+
+    func testEmptyFileIsTheDefaults() {
+        let (config, diagnostics) = parse("")
+        XCTAssertEqual(diagnostics, [])
+        XCTAssertEqual(config.sites, CommandSet.defaultSites)
+        XCTAssertEqual(config.action, ActionSettings())
+    }
+
+    func testCustomCommandsExtendTheCommandSet() throws {
+        let (config, diagnostics) = parse("""
+        slots:
+          app: {terminal: x-terminal-emulator, files: nautilus}
+        commands:
+          - name: launch
+            say: "(launch | start) [the] <app>"
+            run: ["{app}", --new-window]
+          - say: save the file
+            keys: ctrl+s
+          - say: "scroll way <direction>"
+            intent: scroll
+            with: {direction: "{direction}", amount: 10}
+        """)
+        XCTAssertEqual(diagnostics, [])
+        let set = config.commandSet()
+        let launch = try XCTUnwrap(set.parse(text: "start the terminal"))
+        XCTAssertEqual(launch.name, "launch")
+        XCTAssertEqual(launch.slots["app"], .string("x-terminal-emulator"))
+        XCTAssertEqual(try ActionPlanner(settings: config.action).plan(launch), .run(argv: ["x-terminal-emulator", "--new-window"]))
+        let save = try XCTUnwrap(set.parse(text: "save the file"))
+        XCTAssertEqual(save.name, "save_the_file", "the default name is the phrase's fixed words")
+        XCTAssertEqual(try ActionPlanner(settings: config.action).plan(save), .keys(try KeyChord(parsing: "ctrl+s"), times: 1))
+        let way = try XCTUnwrap(set.parse(text: "scroll way up"))
+        XCTAssertEqual(way.name, "scroll")
+        XCTAssertEqual(way.slots["amount"], .int(10))
+        XCTAssertEqual(try ActionPlanner(settings: config.action).plan(way), .scroll(direction: .up, notches: 30))
+        XCTAssertEqual(set.parse(text: "scroll down")?.slots["amount"], .int(1), "built-ins still work")
+        // The grammar the recogniser is built from includes the new words.
+        XCTAssertTrue(set.vocabulary.isSuperset(of: ["launch", "terminal", "save", "way"]))
+    }
+
+    func testEachProblemIsReportedWithItsLine() {
+        let found = problems("""
+        wake_phrse: jarvis
+        actions: telepathy
+        follow_up_window: 500
+        search_url: "ftp://example.org/?q={query}"
+        sites:
+          evil: "javascript:alert(1)"
+        keys:
+          bak: alt+Left
+          forward: alt+Nope
+        commands:
+          - say: "open <thing>"
+            run: [echo]
+          - say: "frob it"
+          - say: "two actions"
+            run: [echo]
+            keys: ctrl+a
+          - say: "shell string"
+            run: "rm -rf /tmp/x"
+          - say: "typo field"
+            rum: [echo]
+          - name: scroll
+            say: "roll it"
+            run: [echo]
+          - say: "[unclosed"
+            run: [echo]
+          - say: "echo it"
+            run: [echo, "{missing}"]
+          - say: "volume 5"
+            run: [echo]
+        """)
+        func has(_ line: Int, _ fragment: String, file: StaticString = #filePath, lineNumber: UInt = #line) {
+            XCTAssertTrue(found.contains { $0.hasPrefix("\(line): ") && $0.contains(fragment) },
+                          "expected line \(line) to mention \"\(fragment)\" in:\n\(found.joined(separator: "\n"))",
+                          file: file, line: lineNumber)
+        }
+        has(1, "unknown setting 'wake_phrse' (did you mean 'wake_phrase'?)")
+        has(2, "actions must be one of")
+        has(3, "between")
+        has(4, "http")
+        has(6, "site 'evil'")
+        has(8, "unknown key action 'bak' (did you mean 'back'?)")
+        has(9, "'Nope' is not a key name")
+        has(11, "slot <thing>")
+        has(13, "says nothing to do")
+        has(14, "only one of run, keys or intent")
+        has(18, "list")
+        has(20, "unknown command field 'rum' (did you mean 'run'?)")
+        has(21, "built-in intent")
+        has(24, "[unclosed")
+        has(27, "{missing}")
+        has(28, "not a word")
+    }
+
+    func testInvalidYAMLReportsItsLine() {
+        let found = parse("sites:\n  a: https://a.org/\n  b: [unclosed\n").1
+        XCTAssertEqual(found.count, 1)
+        XCTAssertGreaterThanOrEqual(found.first?.line ?? 0, 3)
+        XCTAssertTrue(found.first?.message.contains("not valid YAML") ?? false)
+        XCTAssertEqual(parse("- just\n- a list\n").1.first?.message, "the config must be a mapping of settings (key: value)")
+    }
+
+    func testMissingFileIsOneClearProblem() {
+        let (_, found) = ConfigLoader.load(path: "/nonexistent/jarvis.yaml")
+        XCTAssertEqual(found.count, 1)
+        XCTAssertTrue(found[0].description.hasPrefix("/nonexistent/jarvis.yaml: "), found[0].description)
+    }
+
+    func testWordsMissingFromTheDictionaryComeWithSuggestions() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: dictionary), "pocketsphinx-en-us is not installed")
+        let (config, diagnostics) = parse("""
+        commands:
+          - say: "open the frobnicator"
+            run: [echo]
+          - say: "scrol down"
+            run: [echo]
+        """)
+        XCTAssertEqual(diagnostics, [])
+        let missing = ConfigCheck.missingWords(config, dictionaryPath: dictionary)
+        XCTAssertEqual(missing.map(\.line), [2, 4])
+        XCTAssertTrue(missing[0].message.contains("'frobnicator' is not in the pronunciation dictionary"), missing[0].message)
+        XCTAssertTrue(missing[1].message.contains("'scrol'") && missing[1].message.contains("scroll"), missing[1].message)
+    }
+
+    func testCommandsThatSayTheSameWordsAreReported() {
+        let (config, diagnostics) = parse("""
+        commands:
+          - say: "go back"
+            keys: alt+Left
+          - say: "(launch | start) the browser"
+            run: [firefox]
+          - say: "start the browser [now]"
+            run: [chromium]
+        """)
+        XCTAssertEqual(diagnostics, [])
+        let dups = ConfigCheck.duplicates(config)
+        XCTAssertEqual(dups.map(\.line), [2, 6])
+        XCTAssertTrue(dups[0].message.contains("\"go back\"") && dups[0].message.contains("built-in navigate"), dups[0].message)
+        XCTAssertTrue(dups[1].message.contains("\"start the browser\"") && dups[1].message.contains("line 4"), dups[1].message)
+    }
+
+    func testPatternExpansions() throws {
+        let p = try PhrasePattern("[please] (open | show) [the] <site>")
+        XCTAssertEqual(p.expansions()?.count, 8)
+        XCTAssertTrue(p.expansions()?.contains(["please", "show", "the", "<site>"]) ?? false)
+        XCTAssertNil(try PhrasePattern("[a] [b] [c] [d] [e] [f]").expansions(limit: 10))
+    }
+}
