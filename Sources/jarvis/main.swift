@@ -9,6 +9,8 @@ enum ExitStatus {
     static let audioInput: Int32 = 3
     /// The recogniser could not start (model missing or broken).
     static let recogniser: Int32 = 4
+    /// `jarvis ctl`: no listener answers on the control socket.
+    static let noListener: Int32 = 5
 }
 
 struct CommonOptions: ParsableArguments {
@@ -95,9 +97,9 @@ struct Jarvis: ParsableCommand {
         commandName: "jarvis",
         abstract: "An always-on \"hey jarvis\" voice command pipeline (offline, PocketSphinx).",
         discussion: """
-        Exit codes: 0 ok; 2 usage or config error; 3 audio input error; 4 the recogniser's model cannot be loaded.
+        Exit codes: 0 ok; 2 usage or config error; 3 audio input error; 4 the recogniser's model cannot be loaded; 5 (ctl) no listener is running.
         """,
-        subcommands: [Replay.self, Commands.self, CheckConfig.self])
+        subcommands: [Replay.self, Commands.self, CheckConfig.self, Ctl.self])
 }
 
 extension Jarvis {

@@ -104,3 +104,32 @@ final class PipelineTests: XCTestCase {
 extension Array {
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
+
+extension PipelineTests {
+    func testMutedPipelineIgnoresTheWakePhraseButInjectWorks() throws {
+        var events: [Event] = []
+        let pipeline = try Pipeline(settings: PipelineSettings()) { events.append($0) }
+        pipeline.muted = true
+        let samples = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
+        try pipeline.process(samples)
+        try pipeline.finish()
+        XCTAssertEqual(count(events, "wake"), 0)
+        XCTAssertEqual(count(events, "intent"), 0)
+        XCTAssertEqual(count(events, "speech_start"), 1, "the VAD still runs")
+
+        events.removeAll()
+        pipeline.inject(text: "Scroll down, three!")
+        XCTAssertEqual(events.map(\.type), ["transcript", "intent", "action"])
+        XCTAssertEqual(intents(events).first?.slots, ["direction": .string("down"), "amount": .int(3)])
+        events.removeAll()
+        pipeline.inject(text: "make me a sandwich")
+        XCTAssertEqual(events.map(\.type), ["transcript", "rejected"])
+
+        // Unmuted again, the same audio is a command.
+        pipeline.muted = false
+        events.removeAll()
+        try pipeline.process(samples)
+        try pipeline.finish()
+        XCTAssertEqual(intents(events).map(\.name), ["scroll"])
+    }
+}

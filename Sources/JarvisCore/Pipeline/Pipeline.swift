@@ -43,6 +43,9 @@ public final class Pipeline {
     /// End of the last wake phrase reported: the same phrase re-heard in a restart's overlap is ignored.
     private var lastWakeEnd = -1
     public private(set) var stats = Stats()
+    /// Muted: speech is not decoded, so the wake phrase is not acted on (a film playing); the VAD still runs.
+    /// An utterance already being decoded when muting finishes, but its wake phrase is ignored.
+    public var muted = false
 
     public init(settings: PipelineSettings, commands: CommandSet = .builtin(),
                 processor: CommandProcessor = DesktopCommandProcessor.dryRun(),
@@ -110,14 +113,14 @@ public final class Pipeline {
             let onset = frameStart - framesAgo * AudioFormat.frameSamples
             emit(Event(t: AudioFormat.seconds(onset), .speechStart))
             let from = max(history.startSample, onset - AudioFormat.samples(settings.preRoll))
-            try beginUtterance(at: from)
+            if !muted { try beginUtterance(at: from) }
         case .speechEnd(let framesAgo):
             inSpeech = false
             // The hangover frames were fed too: the decoder saw the trailing silence.
             emit(Event(t: AudioFormat.seconds(sampleCount - framesAgo * AudioFormat.frameSamples), .speechEnd))
             try endUtterance()
         case .none:
-            if inSpeech {
+            if inSpeech && recognizer.utteranceStartSample != nil {
                 recognizer.process(frame)
                 if recognizer.utteranceSeconds >= settings.maxUtterance { try restart() }
             }
@@ -159,7 +162,7 @@ public final class Pipeline {
 
     private func handle(_ result: UtteranceResult, followUp: Bool) throws(DecoderError) {
         if !followUp {
-            guard let wake = result.wake, wake.endSample > lastWakeEnd else { return }
+            guard !muted, let wake = result.wake, wake.endSample > lastWakeEnd else { return }
             // Evidence adds up: a marginal wake phrase followed by words that do not really sound like the
             // command they were matched to is chatter, not a command; say nothing.
             let commandUnsure = result.words.contains { !GrammarGenerator.isPhoneWord($0) } && result.confidence < 0.5
@@ -221,8 +224,27 @@ public final class Pipeline {
         }
         emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
                                       alternatives: [])))
+        perform(intent, confidence: result.confidence, at: t)
+    }
+
+    /// Runs a command given as text (the control socket's `inject`), as if it had been said after the wake
+    /// phrase: `transcript`, then `intent` and `action`, or `rejected`. Works while muted.
+    public func inject(text: String) {
+        let t = now
+        let words = CommandSet.normalizeWords(text)
+        let spoken = words.joined(separator: " ")
+        emit(Event(t: t, .transcript(text: spoken, confidence: 1, start: t, end: t, alternatives: [])))
+        guard let intent = commands.parse(words) else {
+            stats.rejections += 1
+            emit(Event(t: t, .rejected(text: spoken, reason: "not-a-command")))
+            return
+        }
+        perform(intent, confidence: 1, at: t)
+    }
+
+    private func perform(_ intent: Intent, confidence: Double, at t: Double) {
         stats.intents += 1
-        emit(Event(t: t, .intent(intent, confidence: result.confidence)))
+        emit(Event(t: t, .intent(intent, confidence: confidence)))
         let outcome = processor.perform(intent)
         emit(Event(t: t, .action(name: outcome.name, status: outcome.status, backend: outcome.backend,
                                  detail: outcome.detail)))
