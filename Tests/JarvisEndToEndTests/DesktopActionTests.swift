@@ -252,6 +252,21 @@ final class DesktopActionTests: XCTestCase {
         XCTAssertEqual(r.events("end").count, 2, "the pipeline goes on after a failed action")
     }
 
+    func testYdotoolWhereItsDaemonCanRun() throws {
+        // ydotool needs its daemon and write access to /dev/uinput; CI containers have neither. Its argv
+        // construction is tested in ActionTests.testYdotoolArgv; here it runs for real when it can.
+        guard Self.which("ydotool") != nil, Self.which("ydotoold") != nil else {
+            throw XCTSkip("ydotool/ydotoold are not installed here: only ydotool's argv construction is tested (ActionTests.testYdotoolArgv).")
+        }
+        guard access("/dev/uinput", W_OK) == 0 else {
+            throw XCTSkip("/dev/uinput is not writable here, so ydotoold cannot run: only ydotool's argv construction is tested.")
+        }
+        let r = try jarvis(["replay", fixture("scroll_down.wav"), "--json", "--execute", "--actions", "ydotool"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.events("action").first?["backend"] as? String, "ydotool")
+        XCTAssertNotNil(r.events("action").first?["status"] as? String)
+    }
+
     // MARK: config commands
 
     func testCheckConfig() throws {
