@@ -83,7 +83,7 @@ struct Jarvis: ParsableCommand {
         discussion: """
         Exit codes: 0 ok; 2 usage or config error; 3 audio input error; 4 the recogniser's model cannot be loaded.
         """,
-        subcommands: [Replay.self, Commands.self])
+        subcommands: [Replay.self, Commands.self, Listen.self, Devices.self])
 }
 
 extension Jarvis {
