@@ -189,3 +189,133 @@ final class LiveStateTests: XCTestCase {
         }
     }
 }
+
+/// The capture thread's fault handling, with a scripted fake device instead of ALSA.
+final class CaptureThreadTests: XCTestCase {
+    /// A device that plays back a script of read outcomes; each `.frames(n)` fills with `value`.
+    final class FakePCM: CapturePCM {
+        var script: [(CaptureReadOutcome, Int16)]
+        var recovered: [Int32] = []
+        let periodFrames = 100
+        init(_ script: [(CaptureReadOutcome, Int16)]) { self.script = script }
+
+        func read(into buffer: UnsafeMutableBufferPointer<Int16>, timeoutMs: Int32) -> CaptureReadOutcome {
+            guard !script.isEmpty else {
+                Thread.sleep(forTimeInterval: Double(timeoutMs) / 1000)
+                return .timeout   // a stalled device
+            }
+            let (outcome, value) = script.removeFirst()
+            if case .frames(let n) = outcome {
+                let n = min(n, buffer.count)
+                for i in 0..<n { buffer[i] = value }
+                return .frames(n)
+            }
+            return outcome
+        }
+        func recover(from code: Int32) throws(ALSAError) { recovered.append(code) }
+        func close() {}
+    }
+
+    /// Hands out the scripted results of successive opens. `@unchecked Sendable`: guarded by `lock`.
+    final class Opener: @unchecked Sendable {
+        private let lock = NSLock()
+        private var results: [Result<FakePCM, ALSAError>]
+        private(set) var attempts = 0
+        init(_ results: [Result<FakePCM, ALSAError>]) { self.results = results }
+        func open() throws -> any CapturePCM {
+            lock.lock()
+            defer { lock.unlock() }
+            attempts += 1
+            if results.isEmpty { throw ALSAError(-ENOENT, "open") }
+            return try results.removeFirst().get()
+        }
+        var count: Int { lock.lock(); defer { lock.unlock() }; return attempts }
+    }
+
+    func drain(_ ring: SampleRing, timeout: TimeInterval = 5) -> [SampleRing.Chunk] {
+        var chunks: [SampleRing.Chunk] = []
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            let chunk = ring.read(maxSamples: 1000, timeout: 0.1)
+            chunks.append(chunk)
+            if chunk.ended { break }
+        }
+        return chunks
+    }
+
+    func testOverrunIsRecoveredAndALostDeviceIsReopenedWithBackoff() {
+        let a = FakePCM([(.frames(100), 1), (.failed(-EPIPE), 0), (.frames(100), 2), (.failed(-ENODEV), 0)])
+        let b = FakePCM([(.frames(100), 3), (.frames(100), 3), (.frames(100), 9)])
+        let opener = Opener([.failure(ALSAError(-EBUSY, "open")), .success(a),
+                             .failure(ALSAError(-ENODEV, "open")), .success(b)])
+        let ring = SampleRing(capacity: 10_000)
+        let capture = CaptureThread(deviceName: "fake", pcm: nil, ring: ring, limitSamples: 400,
+                                    backoff: (0.01, 0.04), open: { try opener.open() })
+        capture.start()
+        let chunks = drain(ring)
+        XCTAssertTrue(capture.join(timeout: 1))
+        XCTAssertEqual(chunks.last?.ended, true, "the limit ends the capture")
+        // Flatten into one ordered stream of sample runs ("100x1": 100 samples of 1) and notices; how the
+        // reads happened to chunk the samples does not matter.
+        var stream: [String] = []
+        var run: (count: Int, value: Int16)?
+        func flush() {
+            if let r = run { stream.append("\(r.count)x\(r.value)") }
+            run = nil
+        }
+        for c in chunks {
+            for s in c.samples {
+                if let r = run, r.value == s { run = (r.count + 1, s) } else { flush(); run = (1, s) }
+            }
+            if !c.notices.isEmpty { flush() }
+            for n in c.notices {
+                switch n {
+                case .alsaOverrun(let reason): stream.append("overrun:\(reason)")
+                case .deviceLost: stream.append("lost")
+                case .deviceUnavailable(let message, let retryIn):
+                    stream.append("unavailable:\(retryIn)")
+                    XCTAssertTrue(message.contains("'fake'"), message)
+                case .deviceAvailable: stream.append("available")
+                }
+            }
+        }
+        flush()
+        XCTAssertEqual(stream, ["unavailable:0.01", "available", "100x1", "overrun:overrun", "100x2", "lost",
+                                "unavailable:0.02", "available", "200x3"], "stops at the 400-sample limit")
+        XCTAssertEqual(a.recovered, [-EPIPE])
+        XCTAssertEqual(opener.count, 4)
+    }
+
+    func testAMissingDeviceIsRetriedWithoutABusyLoopAndStopsPromptly() {
+        let opener = Opener([])
+        let ring = SampleRing(capacity: 1000)
+        let capture = CaptureThread(deviceName: "gone", pcm: nil, ring: ring, backoff: (0.05, 0.1),
+                                    open: { try opener.open() })
+        capture.start()
+        Thread.sleep(forTimeInterval: 0.5)
+        // 0, 0.05, 0.15, 0.25, 0.35, 0.45: about six attempts in half a second, not thousands.
+        XCTAssertLessThanOrEqual(opener.count, 7)
+        XCTAssertGreaterThanOrEqual(opener.count, 2, "it does retry")
+        let stopped = Date()
+        capture.stop()
+        XCTAssertTrue(capture.join(timeout: 1))
+        XCTAssertLessThan(Date().timeIntervalSince(stopped), 0.2)
+        var retries: [Double] = []
+        for c in drain(ring) {
+            for case .deviceUnavailable(_, let retryIn) in c.notices { retries.append(retryIn) }
+        }
+        XCTAssertEqual(Array(retries.prefix(3)), [0.05, 0.1, 0.1], "doubling, capped")
+    }
+
+    func testAStalledDeviceStillStopsPromptly() {
+        let stalled = FakePCM([])
+        let ring = SampleRing(capacity: 1000)
+        let capture = CaptureThread(deviceName: "stalled", pcm: stalled, ring: ring)
+        capture.start()
+        Thread.sleep(forTimeInterval: 0.1)
+        let stopped = Date()
+        capture.stop()
+        XCTAssertTrue(capture.join(timeout: 1))
+        XCTAssertLessThan(Date().timeIntervalSince(stopped), 0.5)
+    }
+}

@@ -33,12 +33,29 @@ enum ALSALibrary {
     }
 }
 
+/// What the capture thread needs of an open capture device (an `ALSACapturePCM`; a fake in tests).
+public protocol CapturePCM: AnyObject {
+    var periodFrames: Int { get }
+    func read(into buffer: UnsafeMutableBufferPointer<Int16>, timeoutMs: Int32) -> CaptureReadOutcome
+    func recover(from code: Int32) throws(ALSAError)
+    func close()
+}
+
+public enum CaptureReadOutcome: Equatable, Sendable {
+    /// Frames read into the buffer (may be fewer than asked, or 0).
+    case frames(Int)
+    /// Nothing arrived within the timeout (the device may be stalled).
+    case timeout
+    /// A negative errno from alsa-lib.
+    case failed(Int32)
+}
+
 /// One open capture PCM, configured for 16 kHz mono S16_LE interleaved; the `snd_pcm_t` is closed in deinit.
 ///
 /// Opened by name (`default`, `hw:1,0`, an asoundrc PCM, …). When the device cannot deliver that format
 /// or rate itself, it is reopened through alsa-lib's plug layer (`plug:'NAME'`), which converts.
 /// Not thread-safe: one thread uses it at a time (the capture thread, once it has been handed over).
-public final class ALSACapturePCM {
+public final class ALSACapturePCM: CapturePCM {
     /// The name the user gave.
     public let name: String
     /// The name actually opened (the same, or `plug:'NAME'`).
@@ -135,18 +152,9 @@ public final class ALSACapturePCM {
         return (max(Int(periodFrames), 64), max(Int(bufferFrames), Int(periodFrames)))
     }
 
-    public enum ReadOutcome: Equatable {
-        /// Frames read into the buffer (may be fewer than asked, or 0).
-        case frames(Int)
-        /// Nothing arrived within the timeout (the device may be stalled).
-        case timeout
-        /// A negative errno from alsa-lib.
-        case failed(Int32)
-    }
-
     /// Waits up to `timeoutMs` for audio, then reads what is there (at most `buffer.count` frames).
     /// The wait keeps the capture thread responsive to a stop request even if the device stalls.
-    public func read(into buffer: UnsafeMutableBufferPointer<Int16>, timeoutMs: Int32) -> ReadOutcome {
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>, timeoutMs: Int32) -> CaptureReadOutcome {
         guard let pcm else { return .failed(-EBADFD) }
         if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED {
             let rc = snd_pcm_start(pcm)

@@ -22,16 +22,25 @@ public final class CaptureThread: @unchecked Sendable {
     public static let initialBackoff = 0.5
     public static let maxBackoff = 8.0
 
-    private var pcm: ALSACapturePCM?
+    /// Opens the device (again); an `ALSACapturePCM` by name unless a test gives a fake.
+    public typealias Opener = @Sendable () throws -> any CapturePCM
+    private let open: Opener
+    private let initialBackoff: Double
+    private let maxBackoff: Double
+    private var pcm: (any CapturePCM)?
     private let condition = NSCondition()
     private var stopping = false
     private var finished = false
     private var thread: Thread?
 
     /// `pcm`: the device opened by the caller (nil: the loop opens it, retrying until it can).
-    public init(deviceName: String, pcm: ALSACapturePCM?, ring: SampleRing, limitSamples: Int? = nil,
-                pace: Double = 0) {
+    public init(deviceName: String, pcm: (any CapturePCM)?, ring: SampleRing, limitSamples: Int? = nil,
+                pace: Double = 0, backoff: (initial: Double, max: Double) = (initialBackoff, maxBackoff),
+                open: Opener? = nil) {
         self.deviceName = deviceName
+        self.open = open ?? { try ALSACapturePCM(name: deviceName) }
+        initialBackoff = backoff.initial
+        maxBackoff = backoff.max
         self.pcm = pcm
         self.ring = ring
         self.limitSamples = limitSamples
@@ -106,7 +115,7 @@ public final class CaptureThread: @unchecked Sendable {
     }
 
     private func run() {
-        var backoff = Self.initialBackoff
+        var backoff = initialBackoff
         var wasDown = false
         var captured = 0
         let wallStart = Date()
@@ -116,14 +125,15 @@ public final class CaptureThread: @unchecked Sendable {
             if let limitSamples, captured >= limitSamples { return }
             guard let device = pcm else {
                 do {
-                    pcm = try ALSACapturePCM(name: deviceName)
+                    pcm = try open()
                     if wasDown { ring.post(.deviceAvailable) }
                     wasDown = false
                 } catch {
                     wasDown = true
-                    ring.post(.deviceUnavailable(message: Self.describe(error, device: deviceName), retryIn: backoff))
+                    let alsa = error as? ALSAError ?? ALSAError(-EIO, "open")
+                    ring.post(.deviceUnavailable(message: Self.describe(alsa, device: deviceName), retryIn: backoff))
                     if !pause(backoff) { return }
-                    backoff = min(backoff * 2, Self.maxBackoff)
+                    backoff = min(backoff * 2, maxBackoff)
                 }
                 continue
             }
@@ -135,7 +145,7 @@ public final class CaptureThread: @unchecked Sendable {
             switch outcome {
             case .frames(let n):
                 guard n > 0 else { continue }
-                backoff = Self.initialBackoff   // only audio proves the device works again
+                backoff = initialBackoff   // only audio proves the device works again
                 buffer.withUnsafeBufferPointer { _ = ring.write(UnsafeBufferPointer(rebasing: $0[0..<n])) }
                 captured += n
                 if pace > 0 {
@@ -162,7 +172,7 @@ public final class CaptureThread: @unchecked Sendable {
                 ring.post(.deviceLost(message: Self.describe(ALSAError(code, "read"), device: deviceName)))
                 // A device that opens but fails every read must not make this a busy loop: back off here too.
                 if !pause(backoff) { return }
-                backoff = min(backoff * 2, Self.maxBackoff)
+                backoff = min(backoff * 2, maxBackoff)
             }
         }
     }
