@@ -20,17 +20,10 @@ public struct ALSAError: Error, CustomStringConvertible, Sendable, Equatable {
 
 /// Silences alsa-lib's own stderr diagnostics once per process (jarvis reports failures itself).
 enum ALSALibrary {
-    nonisolated(unsafe) private static var silenced = false
-    private static let lock = NSLock()
+    /// Swift runs a static's initialiser once, thread-safely.
+    private static let silenced: Void = jarvis_alsa_silence_errors()
 
-    static func silence() {
-        lock.lock()
-        defer { lock.unlock() }
-        if !silenced {
-            jarvis_alsa_silence_errors()
-            silenced = true
-        }
-    }
+    static func silence() { _ = silenced }
 }
 
 /// What the capture thread needs of an open capture device (an `ALSACapturePCM`; a fake in tests).
