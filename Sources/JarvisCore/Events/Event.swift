@@ -18,6 +18,16 @@ public struct Event: Sendable, Equatable {
         /// Something the user should know that does not stop the pipeline (e.g. no display for actions).
         case warning(code: String, message: String)
         case end(Stats)
+        // Live capture (`jarvis listen`):
+        /// The live state changed: idle, listening, wake, processing, success, error.
+        case state(String)
+        /// The capture device changed status: `lost`, `unavailable` (with `retryIn` s), `available`.
+        case device(name: String, status: String, message: String, retryIn: Double?)
+        /// Audio was lost: `origin` "alsa" (kernel buffer overrun or suspend, recovered; amount unknown) or
+        /// "ring" (the pipeline fell behind; the oldest `droppedSamples` were dropped).
+        case overrun(origin: String, droppedSamples: Int?)
+        /// The pipeline was re-created from the settings (SIGHUP).
+        case reload(reason: String)
     }
 
     /// Seconds of audio since the stream started.
@@ -47,6 +57,10 @@ public struct Event: Sendable, Equatable {
         case .error: return "error"
         case .warning: return "warning"
         case .end: return "end"
+        case .state: return "state"
+        case .device: return "device"
+        case .overrun: return "overrun"
+        case .reload: return "reload"
         }
     }
 
@@ -84,6 +98,16 @@ public struct Event: Sendable, Equatable {
             pairs += [("code", .string(code)), ("message", .string(message))]
         case .end(let stats):
             pairs += [("stats", stats.json)]
+        case .state(let state):
+            pairs += [("state", .string(state))]
+        case .device(let name, let status, let message, let retryIn):
+            pairs += [("device", .string(name)), ("status", .string(status)), ("message", .string(message))]
+            if let retryIn { pairs.append(("retry_in", .number(retryIn))) }
+        case .overrun(let origin, let dropped):
+            pairs += [("origin", .string(origin))]
+            if let dropped { pairs.append(("dropped_samples", .int(dropped))) }
+        case .reload(let reason):
+            pairs += [("reason", .string(reason))]
         }
         if let source { pairs.append(("source", .string(source))) }
         return .object(pairs)
@@ -110,6 +134,13 @@ public struct Event: Sendable, Equatable {
         case .warning(let code, let message): return "\(time)  warning [\(code)]: \(message)"
         case .end(let s):
             return "\(time)  end: \(String(format: "%.1f", s.audioSeconds)) s audio, \(String(format: "%.2f", s.cpuSeconds)) s CPU, \(s.wakes) wakes, \(s.intents) intents, \(s.rejections) rejected, \(s.restarts) restarts"
+        case .state(let state): return "\(time)  state: \(state)"
+        case .device(let name, let status, let message, let retryIn):
+            let retry = retryIn.map { String(format: " (retrying in %.1f s)", $0) } ?? ""
+            return "\(time)  device \(name) \(status)\(retry)" + (message.isEmpty ? "" : ": \(message)")
+        case .overrun(let origin, let dropped):
+            return "\(time)  overrun (\(origin))" + (dropped.map { ": dropped \($0) samples" } ?? "")
+        case .reload(let reason): return "\(time)  reloaded (\(reason))"
         }
     }
 }

@@ -1,0 +1,221 @@
+import Foundation
+
+/// Requests to a running `LiveListener` from other threads (signal handlers' dispatch queue).
+/// `@unchecked Sendable`: the flags are guarded by `lock`; `capture` is itself thread-safe.
+public final class LiveControl: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stop = false
+    private var reload = false
+    private var capture: CaptureThread?
+
+    public init() {}
+
+    /// Stop: the capture thread ends, the pipeline finishes, `end` is printed (SIGINT/SIGTERM).
+    public func requestStop() {
+        lock.lock()
+        stop = true
+        let capture = self.capture
+        lock.unlock()
+        capture?.stop()   // also wakes the pipeline thread waiting on the ring
+    }
+
+    /// Re-create the pipeline from the settings at the next chunk (SIGHUP).
+    public func requestReload() {
+        lock.lock()
+        reload = true
+        lock.unlock()
+    }
+
+    public var stopRequested: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stop
+    }
+
+    func takeReload() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let r = reload
+        reload = false
+        return r
+    }
+
+    func attach(_ capture: CaptureThread) -> Bool {
+        lock.lock()
+        self.capture = capture
+        let stopped = stop
+        lock.unlock()
+        return !stopped
+    }
+}
+
+/// `jarvis listen`: the same `Pipeline` as replay, fed from an ALSA capture thread through a `SampleRing`.
+/// The thread calling `run()` owns the pipeline (and the event output, the saved WAV and the meter); the
+/// ALSA reads run on the `CaptureThread`. Event `t` is the audio clock: samples delivered to the pipeline
+/// / 16000 (samples dropped by an overrun are reported, not counted).
+public final class LiveListener {
+    public struct Options {
+        public var device = "default"
+        public var settings = PipelineSettings()
+        public var commands = CommandSet.builtin()
+        /// Stop after this many seconds of captured audio.
+        public var duration: Double?
+        /// Actions are never executed (stored; every action is a dry-run event for now).
+        public var dryRun = false
+        /// Ring capacity in seconds of audio, and what to do when it is full.
+        public var ringSeconds = 4.0
+        public var overrunPolicy = SampleRing.OverrunPolicy.dropOldest
+        /// Pace the capture at this multiple of real time (0: as fast as the device delivers).
+        public var pace = 0.0
+        public init() {}
+    }
+
+    public let options: Options
+    public let control = LiveControl()
+    /// The device opened before `run()` (nil: the capture thread opens it, retrying).
+    private let pcm: ALSACapturePCM?
+    private let emitOut: (Event) -> Void
+    private let wav: WAVWriter?
+    private let meter: LevelMeter?
+    /// New settings on SIGHUP (config reload hooks in here); nil: keep the current ones.
+    private let reloadSettings: () throws -> PipelineSettings
+
+    private var tracker = StateTracker()
+    /// Samples delivered to the pipeline(s): the audio clock.
+    private var fed = 0
+    /// Where the current pipeline's clock starts (a SIGHUP re-creates it).
+    private var offsetSamples = 0
+    private var deviceErrors = 0
+
+    public init(options: Options, pcm: ALSACapturePCM?, saveAudio: WAVWriter? = nil, meter: LevelMeter? = nil,
+                reloadSettings: @escaping () throws -> PipelineSettings = { throw CancellationError() },
+                emit: @escaping (Event) -> Void) {
+        self.options = options
+        self.pcm = pcm
+        self.wav = saveAudio
+        self.meter = meter
+        self.reloadSettings = reloadSettings
+        self.emitOut = emit
+    }
+
+    private func emit(_ event: Event) {
+        meter?.clear()
+        emitOut(event)
+        if let new = tracker.observe(event.kind) {
+            emitOut(Event(t: event.t, .state(new.rawValue)))
+        }
+    }
+
+    private func settle() {
+        if let new = tracker.settle() {
+            meter?.clear()
+            emitOut(Event(t: AudioFormat.seconds(fed), .state(new.rawValue)))
+        }
+    }
+
+    /// A pipeline whose events are shifted onto the listener's clock.
+    private func makePipeline(_ settings: PipelineSettings) throws(DecoderError) -> Pipeline {
+        let offset = AudioFormat.seconds(offsetSamples)
+        return try Pipeline(settings: settings, commands: options.commands) { [unowned self] e in
+            emit(offset == 0 ? e : e.shifted(by: offset))
+        }
+    }
+
+    /// Runs until `--duration` worth of audio has been captured or a stop is requested; prints `end`.
+    /// Returns the totals. Throws only when the recogniser fails.
+    @discardableResult
+    public func run() throws(DecoderError) -> Stats {
+        let cpuStart = processCPUSeconds()
+        let ring = SampleRing(capacity: AudioFormat.samples(options.ringSeconds), policy: options.overrunPolicy)
+        let capture = CaptureThread(deviceName: options.device, pcm: pcm, ring: ring,
+                                    limitSamples: options.duration.map { AudioFormat.samples($0) }, pace: options.pace)
+        emit(Event(t: 0, .listening(source: options.device, sampleRate: AudioFormat.sampleRate)))
+        emitOut(Event(t: 0, .state(tracker.state.rawValue)))
+        var settings = options.settings
+        var pipeline = try makePipeline(settings)
+        var totals = Stats()
+        defer { capture.stop(); wav?.close() }
+        if control.attach(capture) { capture.start() }
+
+        while !control.stopRequested {
+            if control.takeReload() {
+                try pipeline.finish()
+                totals.add(pipeline.stats)
+                offsetSamples = fed
+                var reason = "SIGHUP"
+                do {
+                    settings = try reloadSettings()
+                } catch is CancellationError {
+                } catch {
+                    reason = "SIGHUP; settings kept: \(error)"
+                }
+                pipeline = try makePipeline(settings)
+                emit(Event(t: AudioFormat.seconds(fed), .reload(reason: reason)))
+            }
+            let chunk = ring.read(maxSamples: Replay.chunkSamples, timeout: 0.1)
+            if chunk.dropped > 0 {
+                emit(Event(t: AudioFormat.seconds(fed), .overrun(origin: "ring", droppedSamples: chunk.dropped)))
+            }
+            if !chunk.samples.isEmpty {
+                wav?.write(chunk.samples)
+                try pipeline.process(chunk.samples)
+                fed += chunk.samples.count
+                meter?.update(chunk.samples, state: tracker.state)
+            }
+            for notice in chunk.notices { report(notice) }
+            settle()
+            if chunk.ended { break }
+        }
+        capture.stop()
+        try pipeline.finish()
+        settle()
+        totals.add(pipeline.stats)
+        totals.audioSeconds = AudioFormat.seconds(fed)
+        totals.cpuSeconds = processCPUSeconds() - cpuStart
+        totals.errors += deviceErrors
+        wav?.close()
+        meter?.clear()
+        emitOut(Event(t: AudioFormat.seconds(fed), .end(totals)))
+        capture.join(timeout: 0.5)
+        return totals
+    }
+
+    private func report(_ notice: CaptureNotice) {
+        let t = AudioFormat.seconds(fed)
+        switch notice {
+        case .alsaOverrun(let reason):
+            emit(Event(t: t, .overrun(origin: reason == "overrun" ? "alsa" : "alsa-\(reason)", droppedSamples: nil)))
+        case .deviceLost(let message):
+            deviceErrors += 1
+            emit(Event(t: t, .device(name: options.device, status: "lost", message: message, retryIn: nil)))
+        case .deviceUnavailable(let message, let retryIn):
+            deviceErrors += 1
+            emit(Event(t: t, .device(name: options.device, status: "unavailable", message: message, retryIn: retryIn)))
+        case .deviceAvailable:
+            emit(Event(t: t, .device(name: options.device, status: "available", message: "", retryIn: nil)))
+        }
+    }
+}
+
+extension Stats {
+    /// Adds another pipeline's counts (a SIGHUP reload starts a new pipeline).
+    mutating func add(_ other: Stats) {
+        wakes += other.wakes
+        intents += other.intents
+        rejections += other.rejections
+        restarts += other.restarts
+        errors += other.errors
+    }
+}
+
+extension Event {
+    /// The same event `seconds` later on the audio clock (times inside a transcript too).
+    func shifted(by seconds: Double) -> Event {
+        var kind = self.kind
+        if case .transcript(let text, let confidence, let start, let end, let alternatives) = kind {
+            kind = .transcript(text: text, confidence: confidence, start: start + seconds, end: end + seconds,
+                               alternatives: alternatives)
+        }
+        return Event(t: t + seconds, kind, source: source)
+    }
+}

@@ -1,0 +1,158 @@
+import ArgumentParser
+import Foundation
+import JarvisCore
+
+extension Jarvis {
+    struct Listen: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Listen to an ALSA capture device and run the pipeline on it, always on.",
+            discussion: """
+            Events go to stdout as in replay; t is seconds of audio captured. Besides replay's events, listen \
+            reports state (idle, listening, wake, processing, success, error), device (lost, unavailable, \
+            available), overrun (alsa: the kernel buffer overran and was recovered; ring: the pipeline fell \
+            behind and the oldest audio was dropped) and reload (SIGHUP). SIGINT/SIGTERM stop cleanly: the \
+            pipeline finishes, end is printed, the saved audio is closed, exit status 0. A device that \
+            disappears while listening is reopened with backoff (0.5 s doubling to 8 s). On a terminal, \
+            readable mode shows a live level meter on stderr.
+            """)
+
+        @Option(name: .long, help: "ALSA capture PCM (see 'jarvis devices').")
+        var device = "default"
+
+        @OptionGroup var common: CommonOptions
+
+        @Flag(name: .long, help: "Never execute actions; report them as dry-run events.")
+        var dryRun = false
+
+        @Option(name: .long, help: "Stop after this many seconds of captured audio.")
+        var duration: Double?
+
+        @Option(name: .long, help: "Record what was heard to this WAV file (16 kHz mono 16-bit), for replay.")
+        var saveAudio: String?
+
+        @Flag(name: .long, help: "If the device cannot be opened at start, keep retrying with backoff instead of exiting with status 3.")
+        var retry = false
+
+        @Option(name: .long, help: ArgumentHelp("Pace capture at this multiple of real time (0: as fast as the device delivers).", visibility: .hidden))
+        var pace = 0.0
+
+        @Option(name: .long, help: ArgumentHelp("When the pipeline falls behind: drop (the oldest audio) or block (the capture waits; for file PCMs).", visibility: .hidden))
+        var overrun = "drop"
+
+        @Option(name: .long, help: ArgumentHelp("Seconds of audio the capture ring holds.", visibility: .hidden))
+        var ringSeconds = 4.0
+
+        func validate() throws {
+            if let duration, !(duration > 0) { throw ValidationError("--duration must be more than 0 seconds.") }
+            if device.isEmpty { throw ValidationError("--device must name an ALSA PCM.") }
+            if !(pace >= 0) { throw ValidationError("--pace must be 0 or more.") }
+            if SampleRing.OverrunPolicy(rawValue: overrun) == nil { throw ValidationError("--overrun must be drop or block.") }
+            if !(ringSeconds >= 0.5 && ringSeconds <= 60) { throw ValidationError("--ring-seconds must be between 0.5 and 60.") }
+        }
+
+        func run() throws {
+            // Signals first, so a SIGTERM during start-up is handled too: dispatch sources, no handler code.
+            let control = SignalRelay()
+            control.install()
+            let settings = try common.settings()
+            let printer = EventPrinter(json: common.json)
+            if let problem = settings.recognizer.model.problem() {
+                fail(problem, code: "model-missing", status: ExitStatus.recogniser, printer: printer)
+            }
+            var pcm: ALSACapturePCM?
+            do {
+                pcm = try ALSACapturePCM(name: device)
+            } catch {
+                if !retry {
+                    let message = CaptureThread.describe(error, device: device, orRetry: true)
+                    fail(message, code: AudioInputError.Code.device.rawValue, status: ExitStatus.audioInput, printer: printer)
+                }
+            }
+            var wav: WAVWriter?
+            if let saveAudio {
+                do {
+                    wav = try WAVWriter(path: saveAudio)
+                } catch {
+                    fail(error.message, code: "save-audio", status: ExitStatus.usage, printer: printer)
+                }
+            }
+            var options = LiveListener.Options()
+            options.device = device
+            options.settings = settings
+            options.duration = duration
+            options.dryRun = dryRun
+            options.pace = pace
+            options.overrunPolicy = SampleRing.OverrunPolicy(rawValue: overrun) ?? .dropOldest
+            options.ringSeconds = ringSeconds
+            let meter = !common.json && isatty(STDERR_FILENO) == 1 ? LevelMeter() : nil
+            let common = self.common
+            let listener = LiveListener(options: options, pcm: pcm, saveAudio: wav, meter: meter,
+                                        reloadSettings: { try common.settings() }) { event in
+                // Readable mode: the state is the meter's job (on a terminal); JSON carries every change.
+                if !common.json, case .state = event.kind { return }
+                printer.print(event)
+                if case .error(_, let message) = event.kind {
+                    FileHandle.standardError.write(Data(("jarvis: " + message + "\n").utf8))
+                }
+            }
+            pcm = nil   // the listener's capture thread owns it now
+            control.target = listener.control
+            do {
+                try listener.run()
+            } catch {
+                fail("The recogniser failed: \(error.description)", code: "recogniser", status: ExitStatus.recogniser,
+                     printer: printer)
+            }
+        }
+
+        func fail(_ message: String, code: String, status: Int32, printer: EventPrinter) -> Never {
+            printer.print(Event(t: 0, .error(code: code, message: message)))
+            FileHandle.standardError.write(Data(("jarvis: " + message + "\n").utf8))
+            Foundation.exit(status)
+        }
+    }
+}
+
+/// SIGINT/SIGTERM → stop, SIGHUP → reload, through dispatch sources on a private queue (nothing runs in a
+/// signal handler). A stop before the listener exists exits at once with status 0.
+/// `@unchecked Sendable`: `target` and `pendingStop` are guarded by `lock`.
+final class SignalRelay: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _target: LiveControl?
+    private var pendingReload = false
+    private var sources: [DispatchSourceSignal] = []
+    private let queue = DispatchQueue(label: "jarvis.signals")
+
+    var target: LiveControl? {
+        get { lock.lock(); defer { lock.unlock() }; return _target }
+        set {
+            lock.lock()
+            _target = newValue
+            let reload = pendingReload
+            pendingReload = false
+            lock.unlock()
+            if reload { newValue?.requestReload() }
+        }
+    }
+
+    func install() {
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+            source.setEventHandler { [self] in handle(sig) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    private func handle(_ sig: Int32) {
+        guard let target else {
+            if sig == SIGHUP {
+                lock.lock(); pendingReload = true; lock.unlock()
+                return
+            }
+            Foundation.exit(ExitStatus.ok)   // still starting: nothing to finish or flush
+        }
+        if sig == SIGHUP { target.requestReload() } else { target.requestStop() }
+    }
+}
