@@ -21,8 +21,16 @@ extension Jarvis {
 
         @OptionGroup var common: CommonOptions
 
+        @OptionGroup var actionOptions: ActionOptions
+
         @Flag(name: .long, help: "Never execute actions; report them as dry-run events.")
         var dryRun = false
+
+        @Option(name: .long, help: "Command history file (JSON lines; default $XDG_STATE_HOME/jarvis/history.jsonl); 'off' for none.")
+        var history: String?
+
+        @Option(name: .long, help: "Control socket for 'jarvis ctl' (default $XDG_RUNTIME_DIR/jarvis.sock); 'off' for none.")
+        var controlSocket: String?
 
         @Option(name: .long, help: "Stop after this many seconds of captured audio.")
         var duration: Double?
@@ -54,11 +62,8 @@ extension Jarvis {
             // Signals first, so a SIGTERM during start-up is handled too: dispatch sources, no handler code.
             let control = SignalRelay()
             control.install()
-            let settings = try common.settings()
             let printer = EventPrinter(json: common.json)
-            if let problem = settings.recognizer.model.problem() {
-                fail(problem, code: "model-missing", status: ExitStatus.recogniser, printer: printer)
-            }
+            let setup = try RunSetup.load(common)
             var pcm: ALSACapturePCM?
             do {
                 pcm = try ALSACapturePCM(name: device)
@@ -78,16 +83,48 @@ extension Jarvis {
             }
             var options = LiveListener.Options()
             options.device = device
-            options.settings = settings
+            let execute = !dryRun
+            var warnings: [Event] = []
+            let actionOptions = self.actionOptions
+            options.setup = LiveListener.Setup(settings: setup.settings, commands: setup.commands,
+                                               processor: setup.processor(actionOptions, execute: execute) { warnings.append($0) })
             options.duration = duration
-            options.dryRun = dryRun
             options.pace = pace
             options.overrunPolicy = SampleRing.OverrunPolicy(rawValue: overrun) ?? .dropOldest
             options.ringSeconds = ringSeconds
+
+            // The history is written before the event is printed: a failed action is on disk first.
+            var historyLog: HistoryLog?
+            if history != "off" {
+                do {
+                    historyLog = try HistoryLog(path: history ?? HistoryLog.defaultPath())
+                } catch {
+                    warnings.append(Event(t: 0, .warning(code: "history", message: error.message + " Listening without a history.")))
+                }
+            }
+            var server: ControlServer?
+            if controlSocket != "off" {
+                let mailbox = ControlMailbox()
+                do {
+                    server = try ControlServer(path: controlSocket ?? ControlServer.defaultPath()) { mailbox.ask($0) }
+                    options.mailbox = mailbox
+                } catch {
+                    warnings.append(Event(t: 0, .warning(code: "control-socket", message: error.message + " Listening without a control socket.")))
+                }
+            }
+            options.warnings = warnings
             let meter = !common.json && isatty(STDERR_FILENO) == 1 ? LevelMeter() : nil
             let common = self.common
-            let listener = LiveListener(options: options, pcm: pcm, saveAudio: wav, meter: meter,
-                                        reloadSettings: { try common.settings() }) { event in
+            let listener = LiveListener(options: options, pcm: pcm, saveAudio: wav, meter: meter, reload: {
+                switch try RunSetup.make(common) {
+                case .success(let s):
+                    return LiveListener.Setup(settings: s.settings, commands: s.commands,
+                                              processor: s.processor(actionOptions, execute: execute) { _ in })
+                case .failure(let problem):
+                    throw problem
+                }
+            }) { event in
+                historyLog?.record(event)
                 // Readable mode: the state is the meter's job (on a terminal); JSON carries every change.
                 if !common.json, case .state = event.kind { return }
                 printer.print(event)
@@ -95,6 +132,8 @@ extension Jarvis {
                     FileHandle.standardError.write(Data(("jarvis: " + message + "\n").utf8))
                 }
             }
+            server?.start()
+            defer { server?.stop() }
             pcm = nil   // the listener's capture thread owns it now
             control.target = listener.control
             do {

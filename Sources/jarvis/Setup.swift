@@ -28,21 +28,42 @@ struct RunSetup {
     /// (2 for the config, 4 for the model).
     static func load(_ common: CommonOptions) throws -> RunSetup {
         let printer = EventPrinter(json: common.json)
+        switch try make(common) {
+        case .success(let setup):
+            return setup
+        case .failure(.config(let problems)):
+            failConfig(problems, printer: printer)
+        case .failure(.model(let problem)):
+            fail(problem, code: "model-missing", status: ExitStatus.recogniser, printer: printer)
+        }
+    }
+
+    enum Problem: Error, CustomStringConvertible {
+        case config([ConfigDiagnostic])
+        case model(String)
+        var description: String {
+            switch self {
+            case .config(let p): return p.map(\.description).joined(separator: "; ")
+            case .model(let m): return m
+            }
+        }
+    }
+
+    /// The setup, or what is wrong with the config or the model (a reload keeps the old setup then).
+    static func make(_ common: CommonOptions) throws -> Result<RunSetup, Problem> {
         var config = JarvisConfig()
         if let path = common.config ?? JarvisConfig.defaultPath() {
             let (loaded, problems) = ConfigLoader.load(path: path)
-            if !problems.isEmpty { failConfig(problems, printer: printer) }
+            if !problems.isEmpty { return .failure(.config(problems)) }
             config = loaded
         }
         let settings = try common.settings(config: config)
-        if let problem = settings.recognizer.model.problem() {
-            fail(problem, code: "model-missing", status: ExitStatus.recogniser, printer: printer)
-        }
+        if let problem = settings.recognizer.model.problem() { return .failure(.model(problem)) }
         if !config.customCommands.isEmpty || config.sites != CommandSet.defaultSites {
             let missing = ConfigCheck.missingWords(config, dictionaryPath: settings.recognizer.model.dictionary)
-            if !missing.isEmpty { failConfig(missing, printer: printer) }
+            if !missing.isEmpty { return .failure(.config(missing)) }
         }
-        return RunSetup(config: config, settings: settings, commands: config.commandSet())
+        return .success(RunSetup(config: config, settings: settings, commands: config.commandSet()))
     }
 
     /// The command processor: dry-run unless `execute`; the backend from --actions, the config, or auto.

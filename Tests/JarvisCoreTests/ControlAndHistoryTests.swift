@@ -110,7 +110,7 @@ final class ControlAndHistoryTests: XCTestCase {
         log.record(Event(t: 2, .wake(phrase: "hey jarvis", score: 0.9)))
         log.record(Event(t: 3, .intent(intent, confidence: 0.8)))
         log.record(Event(t: 3, .action(name: "scroll", status: "failed", backend: "xdotool", detail: "no display")))
-        log.recordControl("mute", detail: "")
+        log.record(Event(t: 4, .control(command: "mute", detail: "")))
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(lines.count, 4, "speech_start is not history")
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

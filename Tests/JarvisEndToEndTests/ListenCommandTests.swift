@@ -58,6 +58,12 @@ final class ListenCommandTests: XCTestCase {
         try asoundrc.write(to: config, atomically: true, encoding: .utf8)
         environment = ProcessInfo.processInfo.environment
         environment["ALSA_CONFIG_PATH"] = config.path
+        // No desktop, no user config; the history and the control socket go to the test's folder.
+        environment["DISPLAY"] = ""
+        environment["WAYLAND_DISPLAY"] = ""
+        environment["XDG_CONFIG_HOME"] = dir.path
+        environment["XDG_STATE_HOME"] = dir.path
+        environment["XDG_RUNTIME_DIR"] = dir.path
     }
 
     override func tearDownWithError() throws {

@@ -28,6 +28,8 @@ public struct Event: Sendable, Equatable {
         case overrun(origin: String, droppedSamples: Int?)
         /// The pipeline was re-created from the settings (SIGHUP).
         case reload(reason: String)
+        /// A control-socket request that changed something: `mute`, `unmute`, `inject` (with the text).
+        case control(command: String, detail: String)
     }
 
     /// Seconds of audio since the stream started.
@@ -61,6 +63,7 @@ public struct Event: Sendable, Equatable {
         case .device: return "device"
         case .overrun: return "overrun"
         case .reload: return "reload"
+        case .control: return "control"
         }
     }
 
@@ -106,6 +109,8 @@ public struct Event: Sendable, Equatable {
         case .overrun(let origin, let dropped):
             pairs += [("origin", .string(origin))]
             if let dropped { pairs.append(("dropped_samples", .int(dropped))) }
+        case .control(let command, let detail):
+            pairs += [("command", .string(command)), ("detail", .string(detail))]
         case .reload(let reason):
             pairs += [("reason", .string(reason))]
         }
@@ -141,6 +146,7 @@ public struct Event: Sendable, Equatable {
         case .overrun(let origin, let dropped):
             return "\(time)  overrun (\(origin))" + (dropped.map { ": dropped \($0) samples" } ?? "")
         case .reload(let reason): return "\(time)  reloaded (\(reason))"
+        case .control(let command, let detail): return "\(time)  control: \(command)" + (detail.isEmpty ? "" : " \"\(detail)\"")
         }
     }
 }

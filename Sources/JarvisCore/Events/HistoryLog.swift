@@ -61,13 +61,6 @@ public final class HistoryLog {
         return append(JSONValue.object(pairs).serialized())
     }
 
-    /// Appends a control-socket action (mute, unmute, inject) as a `control` entry.
-    @discardableResult
-    public func recordControl(_ command: String, detail: String, now: Date = Date()) -> Bool {
-        append(JSONValue.object([("time", .string(Self.timestamp(now))), ("type", .string("control")),
-                                 ("command", .string(command)), ("detail", .string(detail))]).serialized())
-    }
-
     private func append(_ line: String) -> Bool {
         let bytes = Array((line + "\n").utf8)
         if size + bytes.count > maxBytes && size > 0 { rotate() }

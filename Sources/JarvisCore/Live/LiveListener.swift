@@ -54,14 +54,28 @@ public final class LiveControl: @unchecked Sendable {
 /// ALSA reads run on the `CaptureThread`. Event `t` is the audio clock: samples delivered to the pipeline
 /// / 16000 (samples dropped by an overrun are reported, not counted).
 public final class LiveListener {
-    public struct Options {
-        public var device = "default"
+    /// What a pipeline is made from; a SIGHUP (config reload) replaces it.
+    public struct Setup {
         public var settings = PipelineSettings()
         public var commands = CommandSet.builtin()
+        public var processor: CommandProcessor = DesktopCommandProcessor.dryRun()
+        public init() {}
+        public init(settings: PipelineSettings, commands: CommandSet, processor: CommandProcessor) {
+            self.settings = settings
+            self.commands = commands
+            self.processor = processor
+        }
+    }
+
+    public struct Options {
+        public var device = "default"
+        public var setup = Setup()
         /// Stop after this many seconds of captured audio.
         public var duration: Double?
-        /// Actions are never executed (stored; every action is a dry-run event for now).
-        public var dryRun = false
+        /// Printed right after `listening` (e.g. no display for actions, no history file).
+        public var warnings: [Event] = []
+        /// Control-socket requests are answered from here, between audio chunks (nil: no control socket).
+        public var mailbox: ControlMailbox?
         /// Ring capacity in seconds of audio, and what to do when it is full.
         public var ringSeconds = 4.0
         public var overrunPolicy = SampleRing.OverrunPolicy.dropOldest
@@ -77,8 +91,12 @@ public final class LiveListener {
     private let emitOut: (Event) -> Void
     private let wav: WAVWriter?
     private let meter: LevelMeter?
-    /// New settings on SIGHUP (config reload hooks in here); nil: keep the current ones.
-    private let reloadSettings: () throws -> PipelineSettings
+    /// A new setup on SIGHUP (the config is read again); throwing keeps the current one.
+    private let reload: () throws -> Setup
+    /// Muted by the control socket: speech is not decoded (kept across reloads).
+    private var muted = false
+    /// Events of an `inject` being answered, collected for the reply.
+    private var collected: [Event]?
 
     private var tracker = StateTracker()
     /// Samples delivered to the pipeline(s): the audio clock.
@@ -88,18 +106,19 @@ public final class LiveListener {
     private var deviceErrors = 0
 
     public init(options: Options, pcm: ALSACapturePCM?, saveAudio: WAVWriter? = nil, meter: LevelMeter? = nil,
-                reloadSettings: @escaping () throws -> PipelineSettings = { throw CancellationError() },
+                reload: @escaping () throws -> Setup = { throw CancellationError() },
                 emit: @escaping (Event) -> Void) {
         self.options = options
         self.pcm = pcm
         self.wav = saveAudio
         self.meter = meter
-        self.reloadSettings = reloadSettings
+        self.reload = reload
         self.emitOut = emit
     }
 
     private func emit(_ event: Event) {
         meter?.clear()
+        collected?.append(event)
         emitOut(event)
         if let new = tracker.observe(event.kind) {
             emitOut(Event(t: event.t, .state(new.rawValue)))
@@ -114,10 +133,39 @@ public final class LiveListener {
     }
 
     /// A pipeline whose events are shifted onto the listener's clock.
-    private func makePipeline(_ settings: PipelineSettings) throws(DecoderError) -> Pipeline {
+    private func makePipeline(_ setup: Setup) throws(DecoderError) -> Pipeline {
         let offset = AudioFormat.seconds(offsetSamples)
-        return try Pipeline(settings: settings, commands: options.commands) { [unowned self] e in
+        let pipeline = try Pipeline(settings: setup.settings, commands: setup.commands,
+                                    processor: setup.processor) { [unowned self] e in
             emit(offset == 0 ? e : e.shifted(by: offset))
+        }
+        pipeline.muted = muted
+        return pipeline
+    }
+
+    /// Answers one control-socket request on the pipeline's thread.
+    private func answer(_ request: ControlRequest, pipeline: Pipeline, totals: Stats) -> JSONValue {
+        switch request {
+        case .status:
+            var stats = totals
+            stats.add(pipeline.stats)
+            return .object([("ok", .bool(true)), ("state", .string(tracker.state.rawValue)), ("muted", .bool(muted)),
+                            ("device", .string(options.device)), ("wake_phrase", .string(pipeline.settings.wakePhrase)),
+                            ("t", .number(AudioFormat.seconds(fed))), ("wakes", .int(stats.wakes)),
+                            ("intents", .int(stats.intents)), ("rejections", .int(stats.rejections)),
+                            ("restarts", .int(stats.restarts))])
+        case .mute, .unmute:
+            muted = request == .mute
+            pipeline.muted = muted
+            emit(Event(t: AudioFormat.seconds(fed), .control(command: request.line, detail: "")))
+            return .object([("ok", .bool(true)), ("muted", .bool(muted))])
+        case .inject(let text):
+            emit(Event(t: AudioFormat.seconds(fed), .control(command: "inject", detail: text)))
+            collected = []
+            pipeline.inject(text: text)
+            let events = collected ?? []
+            collected = nil
+            return .object([("ok", .bool(true)), ("events", .array(events.map(\.json)))])
         }
     }
 
@@ -131,8 +179,9 @@ public final class LiveListener {
                                     limitSamples: options.duration.map { AudioFormat.samples($0) }, pace: options.pace)
         emit(Event(t: 0, .listening(source: options.device, sampleRate: AudioFormat.sampleRate)))
         emitOut(Event(t: 0, .state(tracker.state.rawValue)))
-        var settings = options.settings
-        var pipeline = try makePipeline(settings)
+        for warning in options.warnings { emit(warning) }
+        var setup = options.setup
+        var pipeline = try makePipeline(setup)
         var totals = Stats()
         defer { capture.stop(); wav?.close() }
         if control.attach(capture) { capture.start() }
@@ -144,14 +193,16 @@ public final class LiveListener {
                 offsetSamples = fed
                 var reason = "SIGHUP"
                 do {
-                    settings = try reloadSettings()
+                    setup = try reload()
                 } catch is CancellationError {
                 } catch {
                     reason = "SIGHUP; settings kept: \(error)"
                 }
-                pipeline = try makePipeline(settings)
+                pipeline = try makePipeline(setup)
                 emit(Event(t: AudioFormat.seconds(fed), .reload(reason: reason)))
             }
+            let current = pipeline, sofar = totals
+            options.mailbox?.drain { answer($0, pipeline: current, totals: sofar) }
             let chunk = ring.read(maxSamples: Replay.chunkSamples, timeout: 0.1)
             if chunk.dropped > 0 {
                 emit(Event(t: AudioFormat.seconds(fed), .overrun(origin: "ring", droppedSamples: chunk.dropped)))
