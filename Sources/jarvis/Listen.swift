@@ -44,7 +44,7 @@ extension Jarvis {
         @Option(name: .long, help: ArgumentHelp("Pace capture at this multiple of real time (0: as fast as the device delivers).", visibility: .hidden))
         var pace = 0.0
 
-        @Option(name: .long, help: ArgumentHelp("When the pipeline falls behind: drop (the oldest audio) or block (the capture waits; for file PCMs).", visibility: .hidden))
+        @Option(name: .long, help: "When the pipeline falls behind: drop (the oldest audio; live devices) or block (the capture waits; file PCMs).")
         var overrun = "drop"
 
         @Option(name: .long, help: ArgumentHelp("Seconds of audio the capture ring holds.", visibility: .hidden))

@@ -74,3 +74,20 @@ extension ListenCommandTests {
         XCTAssertEqual(usage, 2)
     }
 }
+
+extension ListenCommandTests {
+    /// The systemd unit in the repo starts `listen` with options that exist.
+    func testSystemdUnitUsesRealOptions() throws {
+        let unit = try String(contentsOf: Self.fixtures.deletingLastPathComponent()
+            .appendingPathComponent("contrib/systemd/jarvis.service"), encoding: .utf8)
+        let exec = try XCTUnwrap(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+        let words = exec.split(separator: " ").dropFirst()
+        XCTAssertEqual(words.first, "listen")
+        let (status, help) = try run(["listen", "--help"])
+        XCTAssertEqual(status, 0)
+        for option in words.dropFirst() where option.hasPrefix("--") {
+            XCTAssertTrue(help.stdout.contains(String(option)), "\(option) is a listen option")
+        }
+        XCTAssertTrue(unit.contains("ExecReload=/bin/kill -HUP $MAINPID"))
+    }
+}

@@ -47,12 +47,6 @@ public enum Benchmark {
         throws -> BenchmarkResult {
         var result = BenchmarkResult(file: path)
         let audio = try AudioFileSource(path: path)
-        var samples: [Int16] = []
-        while true {
-            let chunk = try audio.read(maxSamples: 16000)
-            if chunk.isEmpty { break }
-            samples += chunk
-        }
         var fed = 0
         var lastCommandEnd: Double?
         let loadStart = processCPUSeconds()
@@ -73,16 +67,21 @@ public enum Benchmark {
         }
         let start = processCPUSeconds()
         result.loadCPUSeconds = start - loadStart
-        var index = 0
-        while index < samples.count {
-            let end = min(samples.count, index + AudioFormat.frameSamples)
-            fed = end
-            try pipeline.process(Array(samples[index..<end]))
-            index = end
+        // Streamed from the file (as capture would deliver it), one 20 ms frame per call.
+        while true {
+            let chunk = try audio.read(maxSamples: Replay.chunkSamples)
+            if chunk.isEmpty { break }
+            var index = 0
+            while index < chunk.count {
+                let end = min(chunk.count, index + AudioFormat.frameSamples)
+                fed += end - index
+                try pipeline.process(Array(chunk[index..<end]))
+                index = end
+            }
         }
         try pipeline.finish()
         result.cpuSeconds = processCPUSeconds() - start
-        result.audioSeconds = AudioFormat.seconds(samples.count)
+        result.audioSeconds = AudioFormat.seconds(fed)
         result.peakRSSBytes = peakResidentBytes()
         return result
     }

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import JarvisCore
+
+extension Jarvis {
+    struct Bench: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Measure the pipeline's cost and latency over audio files (see scripts/bench.sh for the full table).",
+            discussion: """
+            Each file is fed 20 ms at a time, as live capture feeds it, with dry-run actions. Reported per file: \
+            CPU seconds per minute of audio and share of one core (model loading excluded, shown apart), peak \
+            resident memory, and the median latency, in audio time, from the end of the wake phrase to the \
+            wake event and from the end of the command to the intent event.
+            """)
+
+        @Argument(help: "Audio files.")
+        var files: [String]
+
+        @OptionGroup var common: CommonOptions
+
+        func validate() throws {
+            if files.isEmpty { throw ValidationError("Give at least one audio file.") }
+        }
+
+        func run() throws {
+            let setup = try RunSetup.load(common)
+            if !common.json {
+                print("file                                   audio s  cpu s/min  core %  load s  rss MB  wakes  intents  wake lat  intent lat")
+            }
+            for path in files {
+                let r: BenchmarkResult
+                do {
+                    r = try Benchmark.run(path: path, settings: setup.settings, commands: setup.commands)
+                } catch let error as AudioInputError {
+                    FileHandle.standardError.write(Data(("jarvis: " + error.message + "\n").utf8))
+                    throw ExitCode(ExitStatus.audioInput)
+                }
+                if common.json {
+                    print(r.json.serialized())
+                } else {
+                    func ms(_ v: Double?) -> String { v.map { String(format: "%6.0f ms", $0 * 1000) } ?? "       -" }
+                    let name = (path as NSString).lastPathComponent
+                    print(name.padding(toLength: max(38, name.count), withPad: " ", startingAt: 0) + String(format: " %8.1f %10.3f %7.2f %7.2f %7.1f %6d %8d  %@  %@",
+                                 r.audioSeconds, r.cpuPerAudioMinute, r.corePercent,
+                                 r.loadCPUSeconds, Double(r.peakRSSBytes) / 1_048_576, r.wakes, r.intents,
+                                 ms(BenchmarkResult.median(r.wakeLatencies)), ms(BenchmarkResult.median(r.intentLatencies))))
+                }
+            }
+        }
+    }
+}
