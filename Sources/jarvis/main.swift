@@ -29,6 +29,9 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Voice activity detection: on, or off to decode every frame.", visibility: .hidden))
     var vad = "on"
 
+    @Option(name: .long, help: ArgumentHelp("Milliseconds of quiet that end a speech segment (VAD hangover).", visibility: .hidden))
+    var hangoverMs: Int?
+
     @Option(name: .long, help: ArgumentHelp("Restart a decoder after this many seconds of continuous decoding.", visibility: .hidden))
     var maxUtterance = 55.0
 
@@ -71,6 +74,10 @@ struct CommonOptions: ParsableArguments {
         if let window = config.followUpWindow { s.followUpWindow = window }
         guard vad == "on" || vad == "off" else { throw ValidationError("--vad must be on or off.") }
         s.vadEnabled = vad == "on"
+        if let hangoverMs {
+            guard (100...2000).contains(hangoverMs) else { throw ValidationError("--hangover-ms must be between 100 and 2000.") }
+            s.vad.hangoverFrames = hangoverMs * AudioFormat.sampleRate / 1000 / AudioFormat.frameSamples
+        }
         guard maxUtterance >= 5 else { throw ValidationError("--max-utterance must be at least 5 seconds.") }
         s.maxUtterance = maxUtterance
         var r = RecognizerSettings()
