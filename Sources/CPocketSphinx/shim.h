@@ -6,6 +6,13 @@
 #include <sphinxbase/logmath.h>
 #include <sphinxbase/fsg_model.h>
 #include <sphinxbase/glist.h>
+#include <sphinxbase/ngram_model.h>
+#include <malloc.h>
+
+/// Hands freed heap memory back to the system (glibc), after a large model is released.
+static inline void jarvis_release_free_memory(void) {
+    malloc_trim(0);
+}
 
 /// cmd_ln_init is variadic, which Swift cannot call: build a config from an argv array instead.
 /// Returns NULL when an option is unknown or a value is invalid.

@@ -25,7 +25,7 @@ extension Jarvis {
         func run() throws {
             let setup = try RunSetup.load(common)
             if !common.json {
-                print("file                                   audio s  cpu s/min  core %  load s  rss MB  wakes  intents  wake lat  intent lat")
+                print("file                                   audio s  cpu s/min  core %  load s  peak MB  end MB  wakes  intents  wake lat  intent lat")
             }
             for path in files {
                 let r: BenchmarkResult
@@ -40,9 +40,9 @@ extension Jarvis {
                 } else {
                     func ms(_ v: Double?) -> String { v.map { String(format: "%6.0f ms", $0 * 1000) } ?? "       -" }
                     let name = (path as NSString).lastPathComponent
-                    print(name.padding(toLength: max(38, name.count), withPad: " ", startingAt: 0) + String(format: " %8.1f %10.3f %7.2f %7.2f %7.1f %6d %8d  %@  %@",
+                    print(name.padding(toLength: max(38, name.count), withPad: " ", startingAt: 0) + String(format: " %8.1f %10.3f %7.2f %7.2f %8.1f %7.1f %6d %8d  %@  %@",
                                  r.audioSeconds, r.cpuPerAudioMinute, r.corePercent,
-                                 r.loadCPUSeconds, Double(r.peakRSSBytes) / 1_048_576, r.wakes, r.intents,
+                                 r.loadCPUSeconds, Double(r.peakRSSBytes) / 1_048_576, Double(r.endRSSBytes) / 1_048_576, r.wakes, r.intents,
                                  ms(BenchmarkResult.median(r.wakeLatencies)), ms(BenchmarkResult.median(r.intentLatencies))))
                 }
             }

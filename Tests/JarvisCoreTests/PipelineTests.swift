@@ -133,3 +133,36 @@ extension PipelineTests {
         XCTAssertEqual(intents(events).map(\.name), ["scroll"])
     }
 }
+
+extension PipelineTests {
+    func testLanguageModelIsReleasedWhenIdleAndReloadedForTheNextSearch() throws {
+        let search = try readAll(fixtures.appendingPathComponent("search_pizza.wav").path)
+        // The fixture's own quiet noise bed (its first 0.8 s) between two searches.
+        let bed = Array(search[0..<AudioFormat.samples(0.8)])
+        func queries(releaseAfter: Double?, check: (Pipeline, Int) -> Void) throws -> [SlotValue?] {
+            var events: [Event] = []
+            var settings = PipelineSettings()
+            settings.releaseLanguageModelAfter = releaseAfter
+            let pipeline = try Pipeline(settings: settings) { events.append($0) }
+            check(pipeline, 0)
+            try pipeline.process(search)
+            check(pipeline, 1)
+            try pipeline.process(bed)
+            check(pipeline, 2)
+            for _ in 0..<3 { try pipeline.process(bed) }
+            check(pipeline, 3)
+            try pipeline.process(search)
+            try pipeline.finish()
+            return intents(events).map { $0.slots["query"] }
+        }
+        let released = try queries(releaseAfter: 2) { pipeline, step in
+            XCTAssertEqual(pipeline.languageModelLoaded, [false, true, true, false][step], "step \(step)")
+        }
+        XCTAssertEqual(released.count, 2)
+        XCTAssertEqual(released.first, .string("pizza recipes"))
+        // Reloading changes nothing: the same stream gives the same queries with the model kept loaded.
+        XCTAssertEqual(released, try queries(releaseAfter: nil) { pipeline, step in
+            XCTAssertEqual(pipeline.languageModelLoaded, step > 0)
+        })
+    }
+}

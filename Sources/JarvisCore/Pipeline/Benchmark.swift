@@ -10,6 +10,8 @@ public struct BenchmarkResult: Sendable {
     public var cpuSeconds = 0.0
     /// Peak resident memory of the process (VmHWM), bytes.
     public var peakRSSBytes = 0
+    /// Resident memory at the end of the run (VmRSS), bytes.
+    public var endRSSBytes = 0
     /// Seconds of audio between the end of the wake phrase (the wake event's `t`) and the point in the
     /// audio at which the event was emitted.
     public var wakeLatencies: [Double] = []
@@ -28,6 +30,7 @@ public struct BenchmarkResult: Sendable {
             ("file", .string(file)), ("audio_seconds", .number(audioSeconds)), ("load_cpu_seconds", .number(loadCPUSeconds)),
             ("cpu_seconds", .number(cpuSeconds)), ("cpu_per_audio_minute", .number(cpuPerAudioMinute)),
             ("core_percent", .number(corePercent)), ("peak_rss_mb", .number(Double(peakRSSBytes) / 1_048_576)),
+            ("end_rss_mb", .number(Double(endRSSBytes) / 1_048_576)),
             ("wakes", .int(wakes)), ("intents", .int(intents)),
             ("wake_latency_median", Self.median(wakeLatencies).map(JSONValue.number) ?? .null),
             ("intent_latency_median", Self.median(intentLatencies).map(JSONValue.number) ?? .null),
@@ -82,14 +85,15 @@ public enum Benchmark {
         try pipeline.finish()
         result.cpuSeconds = processCPUSeconds() - start
         result.audioSeconds = AudioFormat.seconds(fed)
-        result.peakRSSBytes = peakResidentBytes()
+        result.peakRSSBytes = residentBytes("VmHWM:")
+        result.endRSSBytes = residentBytes("VmRSS:")
         return result
     }
 
-    /// VmHWM of /proc/self/status, bytes (0 when unavailable).
-    public static func peakResidentBytes() -> Int {
+    /// A memory line of /proc/self/status (`VmHWM:` peak, `VmRSS:` now), bytes (0 when unavailable).
+    public static func residentBytes(_ field: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in text.split(separator: "\n") where line.hasPrefix(field) {
             let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
             return kb * 1024
         }

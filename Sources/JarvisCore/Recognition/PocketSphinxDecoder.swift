@@ -157,6 +157,26 @@ public final class PocketSphinxDecoder {
 }
 
 /// Where the acoustic model, dictionary and language models live.
+extension PocketSphinxDecoder {
+    /// The words of an n-gram language model (its unigrams), read with sphinxbase.
+    public static func languageModelVocabulary(path: String) throws(DecoderError) -> Set<String> {
+        guard let logmath = logmath_init(1.0001, 0, 0) else {
+            throw DecoderError(operation: "language model", status: -1, detail: "logmath_init failed")
+        }
+        defer { logmath_free(logmath) }
+        guard let lm = ngram_model_read(nil, path, NGRAM_AUTO, logmath) else {
+            throw DecoderError(operation: "language model", status: -1, detail: "cannot read \(path)")
+        }
+        defer { _ = ngram_model_free(lm) }
+        let unigrams = Int(ngram_model_get_counts(lm)[0])
+        var words = Set<String>(minimumCapacity: unigrams)
+        for id in 0..<unigrams {
+            if let w = ngram_word(lm, Int32(id)) { words.insert(String(cString: w)) }
+        }
+        return words
+    }
+}
+
 public struct ModelPaths: Sendable, Equatable {
     public var acousticModel: String
     public var dictionary: String
