@@ -24,18 +24,18 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var streamingWake = true
     /// Audio of a segment (pre-roll included) collected before the live decoder starts, so its first frames
     /// are normalised with a mean over real speech (s).
-    public var liveStartDelay = Double(env: "JARVIS_LIVE_DELAY") ?? 0.5
+    public var liveStartDelay = 0.5
     /// The wake phrase must lie this far behind the live decoder's last frame before it is trusted (s).
-    public var wakeSettle = Double(env: "JARVIS_WAKE_SETTLE") ?? 0.1
+    public var wakeSettle = 0.1
     /// Verification score a wake phrase needs to be reported before the command after it is known.
-    public var earlyWakeScore = Double(env: "JARVIS_EARLY_SCORE") ?? 0.9
+    public var earlyWakeScore = 0.9
     /// Weight (in frames) of the previous segments' cepstral mean against the current segment's.
-    public var priorMeanFrames = Double(env: "JARVIS_PRIOR_FRAMES") ?? 100
+    public var priorMeanFrames = 100.0
     /// Skip the final whole-utterance decode of a segment in which the live decoder never hypothesised the
     /// wake phrase (saves the second pass on speech that is not for us).
-    public var gateFinalDecode = (ProcessInfo.processInfo.environment["JARVIS_GATE"] ?? "1") == "1"
+    public var gateFinalDecode = true
     /// Verification score of a live wake candidate that makes the final decode run.
-    public var gateScore = Double(env: "JARVIS_GATE_SCORE") ?? 0.2
+    public var gateScore = 0.2
 
     public init() {}
 }
@@ -65,13 +65,6 @@ public struct UtteranceResult: Equatable, Sendable {
     public var confidence: Double
     /// The wake phrase was already reported while the utterance went on (streaming wake).
     public var wakeReported = false
-}
-
-extension Double {
-    init?(env name: String) {
-        guard let v = ProcessInfo.processInfo.environment[name], let d = Double(v) else { return nil }
-        self = d
-    }
 }
 
 /// The recognition stage: PocketSphinx with grammars generated from the command set. Streams one VAD
