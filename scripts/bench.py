@@ -6,7 +6,8 @@ Cases (16 kHz mono WAVs made in the bench folder on first use):
   (b) speech  10 min of continuous real speech without the wake phrase (../shared/corpus/real/asterisk)
   (c) stream  the dev set's 3-minute stream with four commands (../shared/eval/devset.py)
 Each case runs --runs times for each program; the table shows medians. CPU is user+system seconds of
-the whole process (model loading included) per minute of audio; RSS is the peak resident set.
+the whole process (model loading included) per minute of audio; RSS: the peak resident set, and jarvis's
+resident set at the end of the run (the search language model is released after 120 s unused).
 Latencies come from `jarvis bench` (audio time from the end of the wake phrase / command to the event).
 
 --long also replays 60 minutes with the VAD off (continuous decoding, a restart every 55 s) and samples
@@ -142,15 +143,15 @@ def main():
                      j_rss, p_rss, lat))
 
     print(f"# jarvis benchmark ({args.runs} runs per program and case, medians; {os.cpu_count()} cores)\n")
-    print("| case | audio | jarvis CPU s/min | jarvis % core | jarvis RSS MB | kws CPU s/min | kws % core | kws RSS MB "
-          "| CPU ratio jarvis/kws | wakes | intents | wake latency | intent latency |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| case | audio | jarvis CPU s/min | jarvis % core | jarvis peak RSS MB | jarvis end RSS MB | kws CPU s/min "
+          "| kws % core | kws RSS MB | CPU ratio jarvis/kws | wakes | intents | wake latency | intent latency |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, seconds, jc, pc, jr, pr, lat in rows:
         per = lambda c: c / seconds * 60
         pct = lambda c: c / seconds * 100
         ms = lambda v: "-" if v is None else f"{v * 1000:.0f} ms"
         kws = f"{per(pc):.3f} | {pct(pc):.2f} | {pr:.1f} | {jc / pc:.2f}" if pc else "- | - | - | -"
-        print(f"| {name} | {seconds:.0f} s | {per(jc):.3f} | {pct(jc):.2f} | {jr:.1f} | {kws} | {lat['wakes']} | "
+        print(f"| {name} | {seconds:.0f} s | {per(jc):.3f} | {pct(jc):.2f} | {jr:.1f} | {lat['end_rss_mb']:.1f} | {kws} | {lat['wakes']} | "
               f"{lat['intents']} | {ms(lat['wake_latency_median'])} | {ms(lat['intent_latency_median'])} |")
     print("\nkws = pocketsphinx_continuous -keyphrase \"hey jarvis\" -kws_threshold 1e-20 (Debian), same files, same run.")
     if args.long:

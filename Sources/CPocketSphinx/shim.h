@@ -6,6 +6,10 @@
 #include <sphinxbase/logmath.h>
 #include <sphinxbase/fsg_model.h>
 #include <sphinxbase/glist.h>
+#include <sphinxbase/feat.h>
+#include <sphinxbase/fe.h>
+#include <sphinxbase/cmn.h>
+#include <sphinxbase/ckd_alloc.h>
 #include <sphinxbase/ngram_model.h>
 #include <malloc.h>
 
@@ -51,5 +55,54 @@ static inline int jarvis_ps_set_graph(ps_decoder_t *ps, const char *name, int n_
     int status = ps_set_fsg(ps, name, fsg);
     fsg_model_free(fsg);  /* the search keeps its own reference */
     return status;
+}
+
+/// Length of the decoder's cepstral vectors (13 for en-us).
+static inline int jarvis_ps_ceplen(ps_decoder_t *ps) {
+    return feat_cepsize(ps_get_feat(ps));
+}
+
+/// The decoder's current cepstral mean (after a batch decode: the mean of that utterance).
+static inline void jarvis_ps_cmn_get(ps_decoder_t *ps, float *out) {
+    cmn_t *c = ps_get_feat(ps)->cmn_struct;
+    for (int i = 0; i < c->veclen; ++i) out[i] = (float)c->cmn_mean[i];
+}
+
+/// Sets the live CMN mean (used by decoders created with `-cmn live` for the frames fed next).
+static inline void jarvis_ps_cmn_set(ps_decoder_t *ps, const float *mean) {
+    cmn_t *c = ps_get_feat(ps)->cmn_struct;
+    mfcc_t v[64];
+    int n = c->veclen < 64 ? c->veclen : 64;
+    for (int i = 0; i < n; ++i) v[i] = (mfcc_t)mean[i];
+    cmn_live_set(c, v);
+}
+
+/// A front end with the decoder's settings, to compute cepstra beside it.
+static inline fe_t *jarvis_fe_new(ps_decoder_t *ps) {
+    return fe_init_auto_r(ps_get_config(ps));
+}
+
+/// Computes the cepstra of `n` samples (the front end keeps the overlap between calls) and adds those
+/// with non-negative c0 (as batch CMN counts them) to `sum` (ceplen doubles) and `count`.
+static inline int jarvis_fe_accumulate(fe_t *fe, const int16 *samples, size_t n, double *sum, int *count) {
+    int ceplen = fe_get_output_size(fe);
+    int32 nfr = 0;
+    size_t probe = n;
+    if (fe_process_frames(fe, NULL, &probe, NULL, &nfr, NULL) < 0) return -1;
+    int32 rows = nfr + 2;
+    mfcc_t **buf = (mfcc_t **)ckd_calloc_2d(rows, ceplen, sizeof(mfcc_t));
+    int16 const *p = samples;
+    size_t left = n;
+    int32 got = rows;
+    int status = fe_process_frames(fe, &p, &left, buf, &got, NULL);
+    if (status >= 0) {
+        for (int f = 0; f < got; ++f) {
+            if (buf[f][0] < 0) continue;
+            for (int i = 0; i < ceplen; ++i) sum[i] += buf[f][i];
+            *count += 1;
+        }
+    }
+    ckd_free_2d(buf);
+    return status < 0 ? status : got;
 }
 #endif

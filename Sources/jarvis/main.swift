@@ -32,6 +32,9 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Milliseconds of quiet that end a speech segment (VAD hangover).", visibility: .hidden))
     var hangoverMs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("Streaming wake: on (the wake phrase is reported as soon as it is heard), or off (after the utterance).", visibility: .hidden))
+    var streamingWake = "on"
+
     @Option(name: .long, help: ArgumentHelp("Restart a decoder after this many seconds of continuous decoding.", visibility: .hidden))
     var maxUtterance = 55.0
 
@@ -93,6 +96,8 @@ struct CommonOptions: ParsableArguments {
         r.wakeThreshold = wakeThreshold ?? r.wakeThreshold
         r.commandThreshold = commandThreshold ?? r.commandThreshold
         if let confidentWake { s.confidentWake = confidentWake }
+        guard streamingWake == "on" || streamingWake == "off" else { throw ValidationError("--streaming-wake must be on or off.") }
+        r.streamingWake = streamingWake == "on"
         r.model = ModelPaths(root: model)
         s.recognizer = r
         return s

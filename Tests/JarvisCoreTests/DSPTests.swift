@@ -82,9 +82,9 @@ final class VADTests: XCTestCase {
         // Onset: three loud frames (50, 51, 52) → reported at frame 52 as starting 2 frames earlier.
         XCTAssertEqual(t[0].0, 52)
         XCTAssertEqual(t[0].1, .speechStart(framesAgo: 2))
-        // End: the tone's last frame is 74; 30 quiet frames later (hangover) speech ends.
-        XCTAssertEqual(t[1].0, 75 + 29)
-        XCTAssertEqual(t[1].1, .speechEnd(framesAgo: 30))
+        // End: the tone's last frame is 74; 20 quiet frames later (hangover) speech ends.
+        XCTAssertEqual(t[1].0, 75 + 19)
+        XCTAssertEqual(t[1].1, .speechEnd(framesAgo: 20))
     }
 
     func testShortClickIsNotSpeech() {

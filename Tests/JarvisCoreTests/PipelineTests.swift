@@ -95,6 +95,29 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(i.last?.slots["target"], .string("next_tab"))
     }
 
+    /// Streaming wake: the wake phrase is reported while the utterance goes on (before its `speech_end`),
+    /// and the command after it is still recognised.
+    func testWakeIsReportedBeforeTheUtteranceEnds() throws {
+        let events = try run("scroll_down.wav")
+        let types = events.map(\.type).filter { ["wake", "speech_end", "intent"].contains($0) }
+        XCTAssertEqual(types, ["wake", "speech_end", "intent"])
+        let result = try Benchmark.run(path: fixtures.appendingPathComponent("session.wav").path,
+                                       settings: PipelineSettings())
+        XCTAssertEqual(result.wakes, 3)
+        XCTAssertEqual(result.intents, 3)
+        XCTAssertLessThanOrEqual(BenchmarkResult.median(result.wakeLatencies) ?? 9, 0.3)
+    }
+
+    /// Without the streaming wake the wake comes after the utterance, with the same intents.
+    func testStreamingWakeDoesNotChangeTheIntents() throws {
+        var settings = PipelineSettings()
+        settings.recognizer.streamingWake = false
+        let batch = try run("session.wav", settings: settings)
+        let streamed = try run("session.wav")
+        XCTAssertEqual(intents(batch), intents(streamed))
+        XCTAssertEqual(count(batch, "wake"), count(streamed, "wake"))
+    }
+
     func testSeamFixtureWithTheVAD() throws {
         let i = intents(try run("restart_seam.flac"))
         XCTAssertEqual(i.map(\.name), ["scroll", "navigate"])

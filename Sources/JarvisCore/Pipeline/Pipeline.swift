@@ -130,7 +130,7 @@ public final class Pipeline {
             try endUtterance()
         case .none:
             if inSpeech && recognizer.utteranceStartSample != nil {
-                recognizer.process(frame)
+                if let wake = try recognizer.process(frame) { reportEarly(wake) }
                 if recognizer.utteranceSeconds >= settings.maxUtterance { try restart() }
             }
         }
@@ -143,7 +143,16 @@ public final class Pipeline {
 
     private func beginUtterance(at from: Int) throws(DecoderError) {
         try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp)
-        recognizer.process(history.samples(from: from, to: sampleCount)[...])
+        if let wake = try recognizer.process(history.samples(from: from, to: sampleCount)[...]) { reportEarly(wake) }
+    }
+
+    /// A wake phrase the recogniser is sure of while the utterance goes on: reported now (the command
+    /// after it comes when the utterance ends, as a result marked `wakeReported`).
+    private func reportEarly(_ wake: UtteranceResult.WakeSpan) {
+        guard !muted, wake.endSample > lastWakeEnd else { return }
+        lastWakeEnd = wake.endSample
+        stats.wakes += 1
+        emit(Event(t: AudioFormat.seconds(wake.endSample), .wake(phrase: settings.wakePhrase, score: wake.score)))
     }
 
     private func endUtterance() throws(DecoderError) {
@@ -174,7 +183,13 @@ public final class Pipeline {
     }
 
     private func handle(_ result: UtteranceResult, followUp: Bool) throws(DecoderError) {
-        if !followUp {
+        if !followUp, result.wakeReported {
+            guard !muted, result.wake?.endSample == lastWakeEnd else { return }
+            if result.words.isEmpty {
+                followUpDeadline = sampleCount + AudioFormat.samples(settings.followUpWindow)
+                return
+            }
+        } else if !followUp {
             guard !muted, let wake = result.wake, wake.endSample > lastWakeEnd else { return }
             // Evidence adds up: a marginal wake phrase followed by words that do not really sound like the
             // command they were matched to is chatter, not a command; say nothing.

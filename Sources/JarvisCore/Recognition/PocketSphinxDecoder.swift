@@ -141,6 +141,13 @@ public final class PocketSphinxDecoder {
         return Hypothesis(text: text, score: score, words: words)
     }
 
+    /// Whether the current best hypothesis holds `fragment` (cheap: no word segmentation).
+    public func hypothesisContains(_ fragment: String) -> Bool {
+        var score: Int32 = 0
+        guard let cText = ps_get_hyp(ps, &score) else { return false }
+        return strstr(cText, fragment) != nil
+    }
+
     /// "for(2)" (an alternative pronunciation) → "for".
     public static func baseWord(_ w: String) -> String {
         if w.count > 3, w.hasSuffix(")"), let paren = w.lastIndex(of: "("), paren > w.startIndex,
@@ -150,9 +157,65 @@ public final class PocketSphinxDecoder {
         return w
     }
 
+    /// Length of a cepstral vector (13 for en-us).
+    public var cepstralLength: Int { Int(jarvis_ps_ceplen(ps)) }
+
+    /// The current cepstral mean: after a whole-utterance (batch CMN) decode, that utterance's mean.
+    public func cepstralMean() -> [Float] {
+        var out = [Float](repeating: 0, count: cepstralLength)
+        out.withUnsafeMutableBufferPointer { jarvis_ps_cmn_get(ps, $0.baseAddress) }
+        return out
+    }
+
+    /// Sets the mean that live CMN (a decoder made with `-cmn live`) subtracts from the frames fed next.
+    public func setLiveMean(_ mean: [Float]) {
+        precondition(mean.count == cepstralLength)
+        mean.withUnsafeBufferPointer { jarvis_ps_cmn_set(ps, $0.baseAddress) }
+    }
+
+    /// A front end with this decoder's settings (to measure cepstral means beside it).
+    func makeFrontEnd() -> OpaquePointer? { jarvis_fe_new(ps) }
+
     /// Converts a PocketSphinx log score to natural log.
     public func naturalLog(_ score: Int32) -> Double {
         logmath_log_to_ln(ps_get_logmath(ps), score)
+    }
+}
+
+/// Running cepstral mean of the audio fed since `reset()` (frames with non-negative c0, as batch CMN counts).
+public final class CepstralMeanTracker {
+    private let fe: OpaquePointer
+    public let length: Int
+    private var sum: [Double]
+    public private(set) var count: Int32 = 0
+
+    init?(decoder: PocketSphinxDecoder) {
+        guard let fe = decoder.makeFrontEnd() else { return nil }
+        self.fe = fe
+        length = decoder.cepstralLength
+        sum = [Double](repeating: 0, count: length)
+    }
+
+    deinit { fe_free(fe) }
+
+    public func reset() {
+        fe_start_utt(fe)
+        for i in sum.indices { sum[i] = 0 }
+        count = 0
+    }
+
+    public func add(_ samples: ArraySlice<Int16>) {
+        guard !samples.isEmpty else { return }
+        samples.withUnsafeBufferPointer { s in
+            sum.withUnsafeMutableBufferPointer { out in
+                _ = jarvis_fe_accumulate(fe, s.baseAddress, s.count, out.baseAddress, &count)
+            }
+        }
+    }
+
+    /// The mean so far, nil before any frame.
+    public var mean: [Float]? {
+        count > 0 ? sum.map { Float($0 / Double(count)) } : nil
     }
 }
 

@@ -19,6 +19,24 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var commandThreshold = 0.0
     /// Model paths.
     public var model = ModelPaths.debianDefault
+    /// Streaming wake: a second decoder follows the speech as it comes (live CMN, warm-started from the
+    /// cepstral mean of the segment so far and of the previous ones) and reports the wake phrase as soon as
+    /// its best path has passed it and it verifies, instead of after the whole utterance.
+    public var streamingWake = true
+    /// Audio of a segment (pre-roll included) collected before the live decoder starts, so its first frames
+    /// are normalised with a mean over real speech (s).
+    public var liveStartDelay = 0.5
+    /// The wake phrase must lie this far behind the live decoder's last frame before it is trusted (s).
+    public var wakeSettle = 0.1
+    /// Verification score a wake phrase needs to be reported before the command after it is known.
+    public var earlyWakeScore = 0.9
+    /// Weight (in frames) of the previous segments' cepstral mean against the current segment's.
+    public var priorMeanFrames = 100.0
+    /// Skip the final whole-utterance decode of a segment in which the live decoder never hypothesised the
+    /// wake phrase (saves the second pass on speech that is not for us).
+    public var gateFinalDecode = true
+    /// Verification score of a live wake candidate that makes the final decode run.
+    public var gateScore = 0.2
 
     public init() {}
 }
@@ -46,6 +64,8 @@ public struct UtteranceResult: Equatable, Sendable {
     /// Confidence of the command words, 0…1 (their acoustic match against a free phone loop; 0.5 at the
     /// command threshold); 0 when there are none.
     public var confidence: Double
+    /// The wake phrase was already reported while the utterance went on (streaming wake).
+    public var wakeReported = false
 }
 
 /// The recognition stage: PocketSphinx with grammars generated from the command set. Streams one VAD
@@ -63,6 +83,17 @@ public final class UtteranceRecognizer {
     private var mode: Mode = .wake
     private var utteranceStart = 0
     private var fed: [Int16] = []
+    /// Frame 0 of the decode being interpreted lies this many samples into `fed`.
+    private var frameOffset = 0
+    // Streaming wake state.
+    private let live: PocketSphinxDecoder?
+    private let meanTracker: CepstralMeanTracker?
+    private var priorMean: [Float]?
+    private var liveStarted = false
+    private var liveDone = false
+    private var sawWakeCandidate = false
+    private var checkedCandidates: Set<Int> = []
+    private var earlyWake: UtteranceResult.WakeSpan?
     static let samplesPerFrame = AudioFormat.sampleRate / PocketSphinxDecoder.framesPerSecond
     /// `JARVIS_TRACE=1` prints each decoded utterance and verification score to stderr (for tuning).
     static let tracing = ProcessInfo.processInfo.environment["JARVIS_TRACE"] == "1"
@@ -90,6 +121,19 @@ public final class UtteranceRecognizer {
         try decoder.addGraph(name: "wake", generator.wakeGraph(wakeWords: wakeWords))
         try decoder.addGraph(name: "followup", generator.followUpGraph())
         try decoder.addGraph(name: "phones", generator.phoneLoopGraph())
+        if settings.streamingWake {
+            let liveDecoder = try PocketSphinxDecoder(model: grammarModel, extraArguments: [
+                ("-cmn", "live"),
+                ("-wip", String(settings.wordInsertionPenalty)),
+            ])
+            try liveDecoder.addGraph(name: "wake", generator.wakeGraph(wakeWords: wakeWords))
+            try liveDecoder.useSearch("wake")
+            live = liveDecoder
+            meanTracker = CepstralMeanTracker(decoder: liveDecoder)
+        } else {
+            live = nil
+            meanTracker = nil
+        }
     }
 
     /// Absolute sample where the current utterance began, nil when none is open.
@@ -105,19 +149,144 @@ public final class UtteranceRecognizer {
         utteranceStartSample = start
         utteranceStart = start
         fed.removeAll(keepingCapacity: true)
+        frameOffset = 0
+        liveStarted = false
+        liveDone = mode != .wake || live == nil
+        sawWakeCandidate = false
+        checkedCandidates.removeAll()
+        earlyWake = nil
+        meanTracker?.reset()
     }
 
     /// Collects the utterance; it is decoded when it ends, in one pass with cepstral mean normalisation over
-    /// the whole utterance (measured: far more accurate than live CMN on short noisy commands, same CPU).
-    public func process(_ samples: ArraySlice<Int16>) {
-        guard utteranceStartSample != nil else { return }
+    /// the whole utterance (measured: far more accurate than live CMN on short noisy commands). In wake mode
+    /// the live decoder follows it meanwhile: returns a wake phrase as soon as it is sure of one (at most
+    /// one per utterance; `finish()` then returns it again with `wakeReported` and the command after it).
+    @discardableResult
+    public func process(_ samples: ArraySlice<Int16>) throws(DecoderError) -> UtteranceResult.WakeSpan? {
+        guard utteranceStartSample != nil else { return nil }
         fed.append(contentsOf: samples)
+        guard !liveDone, let live, let meanTracker else { return nil }
+        meanTracker.add(samples)
+        if !liveStarted {
+            guard fed.count >= AudioFormat.samples(settings.liveStartDelay) else { return nil }
+            try live.startUtterance()
+            live.setLiveMean(liveMean())
+            liveStarted = true
+            try live.process(fed[...])
+        } else {
+            live.setLiveMean(liveMean())
+            try live.process(samples)
+        }
+        return try checkLiveWake()
+    }
+
+    /// The mean the live decoder subtracts: the segment's so far, warm-started by the previous segments'.
+    private func liveMean() -> [Float] {
+        let n = Double(meanTracker?.count ?? 0)
+        guard let current = meanTracker?.mean else { return priorMean ?? [Float](repeating: 0, count: live!.cepstralLength) }
+        guard let prior = priorMean else { return current }
+        let w = settings.priorMeanFrames
+        return zip(current, prior).map { Float((Double($0) * n + Double($1) * w) / (n + w)) }
+    }
+
+    /// A wake phrase on the live decoder's best path, far enough behind its last frame and verified.
+    private func checkLiveWake(final: Bool = false) throws(DecoderError) -> UtteranceResult.WakeSpan? {
+        guard let live, let name = wakeWords.last, live.hypothesisContains(name), let hyp = live.hypothesis()
+        else { return nil }
+        let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
+        let lastFrame = fed.count / Self.samplesPerFrame
+        let settle = final ? 0 : Int(settings.wakeSettle * Double(PocketSphinxDecoder.framesPerSecond))
+        for wakeEnd in wakeEndIndices(in: words) {
+            let nameWord = words[wakeEnd]
+            guard nameWord.endFrame + settle <= lastFrame else { continue }
+            let key = nameWord.startFrame * 100_000 + nameWord.endFrame
+            guard !checkedCandidates.contains(key) else { continue }
+            checkedCandidates.insert(key)
+            let score = try verify([nameWord.word], fromFrame: nameWord.startFrame, toFrame: nameWord.endFrame,
+                                   threshold: settings.wakeThreshold)
+            if Self.tracing {
+                FileHandle.standardError.write(Data("live wake at frame \(nameWord.endFrame) (decoded \(lastFrame)): score \(score)\n".utf8))
+            }
+            if score >= settings.gateScore { sawWakeCandidate = true }
+            guard !final, score >= settings.earlyWakeScore else { continue }
+            let wakeFirst = wakeEnd - wakeWords.count + 1
+            let span = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
+                                                endSample: sample(nameWord.endFrame + 1), score: score)
+            earlyWake = span
+            liveDone = true
+            live.endUtterance()
+            return span
+        }
+        return nil
     }
 
     /// Ends the utterance and interprets its best path: one result per wake phrase in it (in wake mode), or
     /// one result for the whole utterance (follow-up mode); empty when there is nothing.
     public func finish() throws(DecoderError) -> [UtteranceResult] {
         guard utteranceStartSample != nil else { return [] }
+        let results = try decodeWhole()
+        if let m = meanTracker?.mean {
+            priorMean = priorMean.map { zip($0, m).map { ($0 + $1) / 2 } } ?? m
+        }
+        guard let early = earlyWake else { return results }
+        // The wake phrase was reported already: the whole-utterance decode gives the command after it.
+        var out: [UtteranceResult] = []
+        var matched = false
+        for var r in results {
+            if !matched, let w = r.wake, w.startSample < early.endSample, w.endSample > early.startSample {
+                r.wake = early
+                r.wakeReported = true
+                matched = true
+            }
+            out.append(r)
+        }
+        if !matched {
+            // The whole-utterance decode does not confirm it: the command is what follows it.
+            var r = try decodeFollowing(early)
+            r.wakeReported = true
+            out.append(r)
+            out.sort { ($0.wake?.endSample ?? 0) < ($1.wake?.endSample ?? 0) }
+        }
+        return out
+    }
+
+    /// The command after a wake phrase reported early, decoded on its own (follow-up grammar, batch CMN).
+    private func decodeFollowing(_ wake: UtteranceResult.WakeSpan) throws(DecoderError) -> UtteranceResult {
+        let from = max(0, wake.endSample - utteranceStart - AudioFormat.samples(0.05))
+        var result = UtteranceResult(wake: wake, words: [], confidence: 0)
+        result.spanEnd = utteranceStart + fed.count
+        guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
+        try decoder.useSearch("followup")
+        try decoder.startUtterance()
+        try decoder.process(fed[from...], wholeUtterance: true)
+        decoder.endUtterance()
+        guard let hyp = decoder.hypothesis() else { return result }
+        if Self.tracing {
+            FileHandle.standardError.write(Data("after live wake +\(from): \(hyp.text)\n".utf8))
+        }
+        frameOffset = from
+        defer { frameOffset = 0 }
+        let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
+        result = try interpret(words[...], wake: wake)
+        result.spanEnd = utteranceStart + fed.count
+        return result
+    }
+
+    private func decodeWhole() throws(DecoderError) -> [UtteranceResult] {
+        if liveStarted && !liveDone, let live {
+            live.endUtterance()
+            if !sawWakeCandidate { _ = try checkLiveWake(final: true) }
+            liveDone = true
+        }
+        if settings.gateFinalDecode && liveStarted && !sawWakeCandidate && earlyWake == nil {
+            // The live decoder followed all of it and never heard the wake phrase: no second pass.
+            if Self.tracing { FileHandle.standardError.write(Data("utterance \(utteranceStart) +\(fed.count): gated\n".utf8)) }
+            utteranceStartSample = nil
+            return []
+        }
+        try decoder.useSearch(mode == .wake ? "wake" : "followup")
+        try decoder.startUtterance()
         try decoder.process(fed[...], wholeUtterance: true)
         decoder.endUtterance()
         utteranceStartSample = nil
@@ -153,7 +322,7 @@ public final class UtteranceRecognizer {
         return results
     }
 
-    private func sample(_ frame: Int) -> Int { utteranceStart + frame * Self.samplesPerFrame }
+    private func sample(_ frame: Int) -> Int { utteranceStart + frameOffset + frame * Self.samplesPerFrame }
 
     /// The command part of a result: the words after a wake phrase (or of a follow-up utterance).
     private func interpret(_ span: ArraySlice<RecognizedWord>, wake: UtteranceResult.WakeSpan?) throws(DecoderError) -> UtteranceResult {
@@ -185,7 +354,8 @@ public final class UtteranceRecognizer {
     /// same audio. Real words score close to the loop, sound-alikes ("hey davis" for "hey jarvis") far
     /// below it. Returns 0…1, 0.5 when the words are `threshold` nats per 10 ms frame above the loop.
     func verify(_ words: [String], fromFrame sf: Int, toFrame ef: Int, threshold: Double) throws(DecoderError) -> Double {
-        let from = max(0, sf * Self.samplesPerFrame), to = min(fed.count, (ef + 1) * Self.samplesPerFrame)
+        let from = max(0, frameOffset + sf * Self.samplesPerFrame)
+        let to = min(fed.count, frameOffset + (ef + 1) * Self.samplesPerFrame)
         guard to - from >= Self.samplesPerFrame * 10 else { return 0 }
         func pathScore(_ search: String) throws(DecoderError) -> Double? {
             try decoder.useSearch(search)
