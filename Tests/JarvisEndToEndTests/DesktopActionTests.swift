@@ -7,13 +7,7 @@ final class DesktopActionTests: XCTestCase {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    var binary: URL {
-        var dir = Bundle(for: Self.self).bundleURL
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("jarvis").path), dir.path != "/" {
-            dir.deleteLastPathComponent()
-        }
-        return dir.appendingPathComponent("jarvis")
-    }
+    var binary: URL { JarvisBinary.url(for: Self.self) }
 
     var scratch: URL!
 
@@ -30,36 +24,11 @@ final class DesktopActionTests: XCTestCase {
 
     func fixture(_ name: String) -> String { Self.root.appendingPathComponent("audio-fixtures/\(name)").path }
 
-    struct Run {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-        var events: [[String: Any]] {
-            stdout.split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-        }
-        func events(_ type: String) -> [[String: Any]] { events.filter { $0["type"] as? String == type } }
-    }
+    typealias Run = JarvisBinary.Result
 
     func jarvis(_ args: [String], environment: [String: String] = [:]) throws -> Run {
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = args
-        var env = ProcessInfo.processInfo.environment
-        env["XDG_CONFIG_HOME"] = scratch.path   // no user config leaks into the tests
-        for (k, v) in environment { env[k] = v }
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                   stderr: String(decoding: e, as: UTF8.self))
+        // No user config leaks into the tests.
+        try JarvisBinary.run(binary, args, environment: ["XDG_CONFIG_HOME": scratch.path].merging(environment) { $1 })
     }
 
     /// A program that appends its arguments, one per line, to `name`.argv in the scratch folder.

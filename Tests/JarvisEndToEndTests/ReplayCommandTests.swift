@@ -7,41 +7,11 @@ final class ReplayCommandTests: XCTestCase {
         .deletingLastPathComponent()
     static let fixtures = root.appendingPathComponent("audio-fixtures")
 
-    struct Result {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-        var events: [[String: Any]] {
-            stdout.split(separator: "\n").compactMap {
-                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-            }
-        }
-    }
+    typealias Result = JarvisBinary.Result
 
-    var binary: URL {
-        // The test bundle sits in the build products folder next to the executable.
-        var dir = Bundle(for: Self.self).bundleURL
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("jarvis").path), dir.path != "/" {
-            dir.deleteLastPathComponent()
-        }
-        return dir.appendingPathComponent("jarvis")
-    }
+    var binary: URL { JarvisBinary.url(for: Self.self) }
 
-    func jarvis(_ args: [String]) throws -> Result {
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
-                      stderr: String(decoding: e, as: UTF8.self))
-    }
+    func jarvis(_ args: [String]) throws -> Result { try JarvisBinary.run(binary, args) }
 
     func fixture(_ name: String) -> String { Self.fixtures.appendingPathComponent(name).path }
 

@@ -1,0 +1,47 @@
+import Foundation
+import XCTest
+
+/// Runs the built `jarvis` executable to completion, as a user or a script would.
+struct JarvisBinary {
+    /// What one run printed and how it ended; `events` are the JSON lines of stdout.
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var events: [[String: Any]] {
+            stdout.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        func events(_ type: String) -> [[String: Any]] { events.filter { $0["type"] as? String == type } }
+    }
+
+    /// The executable next to the test bundle in the build products folder.
+    static func url(for testClass: AnyClass) -> URL {
+        var dir = Bundle(for: testClass).bundleURL
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("jarvis").path), dir.path != "/" {
+            dir.deleteLastPathComponent()
+        }
+        return dir.appendingPathComponent("jarvis")
+    }
+
+    /// Runs `jarvis ARGS` with the process environment plus `environment`, stdin on /dev/null.
+    static func run(_ binary: URL, _ args: [String], environment: [String: String] = [:]) throws -> Result {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+                      stderr: String(decoding: e, as: UTF8.self))
+    }
+}
