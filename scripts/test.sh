@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds (the end-to-end tests run the built binary), runs all
-# tests (XCTest), and ends with one "N passed, N failed" line.
+# tests (XCTest), and ends with one "tests: N passed, N failed, N skipped" line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
