@@ -89,6 +89,7 @@ single new_tab_jarvis_only "jarvis, new tab"
 single no_wake             "please scroll down the page and click the button"
 single not_a_command       "hey jarvis, what a lovely day it is"
 single custom_volume       "hey jarvis, set the volume to seven"
+single click_in_sentence   "hey jarvis, click on the little blue button and then we all went home for dinner"
 
 # session.wav: three commands separated by SESSION_GAP s of quiet noise.
 session_texts=("hey jarvis, go back" "hey jarvis, double click" "hey jarvis, open youtube")
@@ -139,7 +140,7 @@ echo
 echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
-  not_a_command.wav custom_volume.wav restart_seam.flac
+  not_a_command.wav custom_volume.wav click_in_sentence.wav restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

@@ -189,3 +189,17 @@ extension PipelineTests {
         })
     }
 }
+
+extension PipelineTests {
+    func testCommandWordInsideALongerSentenceIsNotACommand() throws {
+        let events = try run("click_in_sentence.wav")
+        XCTAssertEqual(intents(events), [])
+        let rejected = events.compactMap { e -> String? in
+            if case .rejected(_, let reason) = e.kind { return reason } else { return nil }
+        }
+        XCTAssertEqual(rejected, count(events, "wake") > 0 ? ["speech-continues"] : [])
+        // A command followed by a pause is still a command, and a search's query is not "other speech".
+        XCTAssertEqual(intents(try run("scroll_down.wav")).map(\.name), ["scroll"])
+        XCTAssertEqual(intents(try run("search_pizza.wav")).map(\.name), ["search"])
+    }
+}

@@ -21,6 +21,8 @@ public struct PipelineSettings: Sendable, Equatable {
     /// decoder is most of the memory; loading it again costs about half a second of CPU),
     /// so an idle listener stays small; nil keeps it loaded.
     public var releaseLanguageModelAfter: Double? = 120
+    /// Seconds of other speech after a complete command, without a pause, that make it part of a sentence.
+    public var maxTrailingSpeech = 1.0
 
     public init() {}
 }
@@ -193,8 +195,9 @@ public final class Pipeline {
             guard !muted, let wake = result.wake, wake.endSample > lastWakeEnd else { return }
             // Evidence adds up: a marginal wake phrase followed by words that do not really sound like the
             // command they were matched to is chatter, not a command; say nothing.
+            // So is a marginal wake phrase whose command is a word inside a longer sentence.
             let commandUnsure = result.words.contains { !GrammarGenerator.isPhoneWord($0) } && result.confidence < 0.5
-            if commandUnsure && wake.score < settings.confidentWake { return }
+            if (commandUnsure || speechContinues(result)) && wake.score < settings.confidentWake { return }
             lastWakeEnd = wake.endSample
             stats.wakes += 1
             emit(Event(t: AudioFormat.seconds(wake.endSample), .wake(phrase: settings.wakePhrase, score: wake.score)))
@@ -244,6 +247,9 @@ public final class Pipeline {
         guard var intent = parsed else {
             return reject(literal.joined(separator: " "), "not-a-command")
         }
+        if words.count < result.words.count && speechContinues(result) {
+            return reject(literal.joined(separator: " "), "speech-continues")
+        }
         if result.confidence < 0.5 {
             return reject(literal.joined(separator: " "), "low-confidence")
         }
@@ -279,6 +285,17 @@ public final class Pipeline {
         let outcome = processor.perform(intent)
         emit(Event(t: t, .action(name: outcome.name, status: outcome.status, backend: outcome.backend,
                                  detail: outcome.detail)))
+    }
+
+    /// A command followed, in the same breath, by `maxTrailingSpeech` or more of other speech is a word inside
+    /// a sentence ("… mister john dashwood, click …"), not something said to the computer. (Free text that a
+    /// command takes, a search query, is not "other speech".)
+    func speechContinues(_ result: UtteranceResult) -> Bool {
+        guard let last = result.words.last, GrammarGenerator.isPhoneWord(last),
+              result.words.contains(where: { !GrammarGenerator.isPhoneWord($0) }),
+              commands.parse(Self.collapsePhoneWords(result.words)) == nil,
+              let from = result.freeSpeechStart, let to = result.commandEnd else { return false }
+        return AudioFormat.seconds(to - from) >= settings.maxTrailingSpeech
     }
 
     /// One placeholder per run of phone-loop words, so a free-text slot matches the run.
