@@ -23,6 +23,7 @@ public struct PipelineSettings: Sendable, Equatable {
     public var releaseLanguageModelAfter: Double? = 120
     /// Seconds of other speech after a complete command, without a pause, that make it part of a sentence.
     public var maxTrailingSpeech = 1.0
+    public var minTrailingPhones = 8
 
     public init() {}
 }
@@ -287,15 +288,17 @@ public final class Pipeline {
                                  detail: outcome.detail)))
     }
 
-    /// A command followed, in the same breath, by `maxTrailingSpeech` or more of other speech is a word inside
-    /// a sentence ("… mister john dashwood, click …"), not something said to the computer. (Free text that a
-    /// command takes, a search query, is not "other speech".)
+    /// A command followed, in the same breath, by `maxTrailingSpeech` or more of other speech (at least
+    /// `minTrailingPhones` phones: one or two phones are a breath or the noise before the pause) is a word inside
+    /// a sentence ("… mister john dashwood, click …"), not something said to the computer. Free text that a
+    /// command takes, a search query, is not "other speech".
     func speechContinues(_ result: UtteranceResult) -> Bool {
         guard let last = result.words.last, GrammarGenerator.isPhoneWord(last),
               result.words.contains(where: { !GrammarGenerator.isPhoneWord($0) }),
               commands.parse(Self.collapsePhoneWords(result.words)) == nil,
               let from = result.freeSpeechStart, let to = result.commandEnd else { return false }
-        return AudioFormat.seconds(to - from) >= settings.maxTrailingSpeech
+        let trailingPhones = result.words.reversed().prefix(while: GrammarGenerator.isPhoneWord).count
+        return trailingPhones >= settings.minTrailingPhones && AudioFormat.seconds(to - from) >= settings.maxTrailingSpeech
     }
 
     /// One placeholder per run of phone-loop words, so a free-text slot matches the run.
