@@ -14,7 +14,7 @@ summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with ([0-9]+ tests? skip
 if [ -n "$summary" ]; then
   total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
   # Failed test cases (a test with several failed assertions counts once).
-  failed=$(grep -E "^Test Case '.*' failed \(" "$log" | sort -u | wc -l)
+  failed=$( (grep -E "^Test Case '.*' failed \(" "$log" || true) | sort -u | wc -l)
   skipped=$(echo "$summary" | sed -nE 's/.*with ([0-9]+) tests? skipped.*/\1/p')
   skipped=${skipped:-0}
   echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
