@@ -5,7 +5,7 @@ import JarvisCore
 extension Jarvis {
     struct Bench: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Measure the pipeline's cost and latency over audio files (see scripts/bench.sh for the full table).",
+            abstract: "Measure the pipeline's cost and latency over audio files (make bench prints the full table).",
             discussion: """
             Each file is fed 20 ms at a time, as live capture feeds it, with dry-run actions. Reported per file: \
             CPU seconds per minute of audio and share of one core (model loading excluded, shown apart), peak \
