@@ -248,7 +248,7 @@ public final class Pipeline {
         guard var intent = parsed else {
             return reject(literal.joined(separator: " "), "not-a-command")
         }
-        if words.count < result.words.count && speechContinues(result) {
+        if speechContinues(result) {
             return reject(literal.joined(separator: " "), "speech-continues")
         }
         if result.confidence < 0.5 {
