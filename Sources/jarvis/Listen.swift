@@ -70,7 +70,7 @@ extension Jarvis {
             } catch {
                 if !retry {
                     let message = CaptureThread.describe(error, device: device, orRetry: true)
-                    fail(message, code: AudioInputError.Code.device.rawValue, status: ExitStatus.audioInput, printer: printer)
+                    RunSetup.fail(message, code: AudioInputError.Code.device.rawValue, status: ExitStatus.audioInput, printer: printer)
                 }
             }
             var wav: WAVWriter?
@@ -78,7 +78,7 @@ extension Jarvis {
                 do {
                     wav = try WAVWriter(path: saveAudio)
                 } catch {
-                    fail(error.message, code: "save-audio", status: ExitStatus.usage, printer: printer)
+                    RunSetup.fail(error.message, code: "save-audio", status: ExitStatus.usage, printer: printer)
                 }
             }
             var options = LiveListener.Options()
@@ -139,15 +139,9 @@ extension Jarvis {
             do {
                 try listener.run()
             } catch {
-                fail("The recogniser failed: \(error.description)", code: "recogniser", status: ExitStatus.recogniser,
-                     printer: printer)
+                RunSetup.fail("The recogniser failed: \(error.description)", code: "recogniser", status: ExitStatus.recogniser,
+                              printer: printer)
             }
-        }
-
-        func fail(_ message: String, code: String, status: Int32, printer: EventPrinter) -> Never {
-            printer.print(Event(t: 0, .error(code: code, message: message)))
-            FileHandle.standardError.write(Data(("jarvis: " + message + "\n").utf8))
-            Foundation.exit(status)
         }
     }
 }

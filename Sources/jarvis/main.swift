@@ -59,11 +59,6 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Wake score (0-1) that is reported even when the command after it is unsure.", visibility: .hidden))
     var confidentWake: Double?
 
-    /// Settings from the options alone (no config file).
-    func settings() throws -> PipelineSettings {
-        try settings(config: JarvisConfig())
-    }
-
     /// Settings from the config file and the options (options win).
     func settings(config: JarvisConfig) throws -> PipelineSettings {
         var s = PipelineSettings()

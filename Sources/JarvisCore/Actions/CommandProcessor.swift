@@ -124,15 +124,6 @@ public final class DesktopCommandProcessor: CommandProcessor {
         }
     }
 
-    /// The argv that carries out `step`.
-    public func argv(for step: ActionStep) -> [String]? {
-        switch step {
-        case .open(let url): return opener + [url]
-        case .run(let argv): return argv
-        default: return (backend ?? XdotoolBackend()).argv(for: step)
-        }
-    }
-
     public func perform(_ intent: Intent) -> ActionOutcome {
         var outcome = ActionOutcome(name: intent.name, status: "dry-run", backend: backend?.name ?? "dry-run",
                                     detail: ActionDescription.describe(intent))
@@ -151,17 +142,25 @@ public final class DesktopCommandProcessor: CommandProcessor {
             }
             return outcome
         }
-        guard let argv = argv(for: step) else {
+        // URLs go to the opener and configured programs run as they are; the rest is the input backend's.
+        let helperArgv: [String]?
+        var isOpener = false
+        switch step {
+        case .open(let url):
+            helperArgv = opener + [url]
+            outcome.backend = "opener"
+            isOpener = true
+        case .run(let argv):
+            helperArgv = argv
+            outcome.backend = "program"
+        default:
+            helperArgv = backend.argv(for: step)
+        }
+        guard let argv = helperArgv else {
             outcome.status = "failed"
             outcome.detail = "\(backend.name) cannot perform this step"
             return outcome
         }
-        switch step {
-        case .open: outcome.backend = "opener"
-        case .run: outcome.backend = "program"
-        default: break
-        }
-        let isOpener = { if case .open = step { return true } else { return false } }()
         let result = runner.run(argv, timeout: isOpener ? openerWait : helperTimeout,
                                 onTimeout: isOpener ? .leaveRunning : .kill)
         let shown = Self.shellQuoted(argv)

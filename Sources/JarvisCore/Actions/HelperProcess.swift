@@ -15,13 +15,6 @@ public struct HelperResult: Equatable, Sendable {
     public let status: Status
     /// The start of what it wrote to stderr, trimmed (at most 500 characters).
     public let stderr: String
-
-    public var succeeded: Bool {
-        switch status {
-        case .exited(0), .stillRunning: return true
-        default: return false
-        }
-    }
 }
 
 /// Starts helper programs from an argv array (posix_spawn through Foundation's `Process`), never through
