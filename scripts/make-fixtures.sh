@@ -47,7 +47,7 @@ samples() { soxi -s "$1"; }
 secs() { awk -v n="$1" -v r="$RATE" 'BEGIN { printf "%.3f", n / r }'; }
 to_samples() { awk -v s="$1" -v r="$RATE" 'BEGIN { printf "%d", s * r + 0.5 }'; }
 
-# tts NAME "TEXT" -> $TMP/NAME.wav : 16 kHz mono s16, -3 dBFS peak, trimmed.
+# tts NAME "TEXT" -> $TMP/NAME.wav : 16 kHz mono s16, -3 dBFS peak, trimmed (flite voice $VOICE).
 tts() {
   local name=$1 text=$2
   flite -voice "$VOICE" -t "$text" -o "$TMP/$name.raw.wav"
@@ -90,6 +90,7 @@ single no_wake             "please scroll down the page and click the button"
 single not_a_command       "hey jarvis, what a lovely day it is"
 single custom_volume       "hey jarvis, set the volume to seven"
 single click_in_sentence   "hey jarvis, click on the little blue button and then we all went home for dinner"
+VOICE=kal16 single set_timer "hey jarvis, set a timer for ten minutes"   # the grammar hears "search for"
 
 # session.wav: three commands separated by SESSION_GAP s of quiet noise.
 session_texts=("hey jarvis, go back" "hey jarvis, double click" "hey jarvis, open youtube")
@@ -140,7 +141,7 @@ echo
 echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
-  not_a_command.wav custom_volume.wav click_in_sentence.wav restart_seam.flac
+  not_a_command.wav custom_volume.wav click_in_sentence.wav set_timer.wav restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

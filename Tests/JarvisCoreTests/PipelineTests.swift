@@ -118,6 +118,23 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(count(batch, "wake"), count(streamed, "wake"))
     }
 
+    /// The live decoder starts over every `liveWindow` seconds on the last `liveOverlap`: wherever its seams
+    /// fall, the same wake phrases are reported at the same audio times, with the same intents.
+    func testLiveDecoderStartingOverKeepsWakesAndIntents() throws {
+        let reference = try run("session.wav")
+        let referenceWakes = reference.filter { $0.type == "wake" }.map(\.t)
+        XCTAssertEqual(referenceWakes.count, 3)
+        for window in [1.7, 2.1, 2.6] {
+            var settings = PipelineSettings()
+            settings.recognizer.liveWindow = window
+            let events = try run("session.wav", settings: settings)
+            XCTAssertEqual(intents(events), intents(reference), "live window \(window) s")
+            let wakes = events.filter { $0.type == "wake" }.map(\.t)
+            XCTAssertEqual(wakes.count, referenceWakes.count, "live window \(window) s")
+            for (a, b) in zip(wakes, referenceWakes) { XCTAssertEqual(a, b, accuracy: 0.15, "live window \(window) s") }
+        }
+    }
+
     func testSeamFixtureWithTheVAD() throws {
         let i = intents(try run("restart_seam.flac"))
         XCTAssertEqual(i.map(\.name), ["scroll", "navigate"])
@@ -201,5 +218,47 @@ extension PipelineTests {
         // A command followed by a pause is still a command, and a search's query is not "other speech".
         XCTAssertEqual(intents(try run("scroll_down.wav")).map(\.name), ["scroll"])
         XCTAssertEqual(intents(try run("search_pizza.wav")).map(\.name), ["search"])
+    }
+}
+
+extension PipelineTests {
+    /// "set a timer for ten minutes": the grammar hears "search for", the language model does not hear "for"
+    /// before the query, so it is rejected. Without the check the same audio opens a search.
+    func testSearchWhoseTriggerTheLanguageModelDidNotHearIsRejected() throws {
+        let events = try run("set_timer.wav")
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events), [])
+        let reasons = events.compactMap { if case .rejected(_, let reason) = $0.kind { return reason } else { return nil } }
+        XCTAssertEqual(reasons, ["not-a-command"])
+        var unchecked = PipelineSettings()
+        unchecked.confirmFreeTextTrigger = false
+        XCTAssertEqual(intents(try run("set_timer.wav", settings: unchecked)).map(\.name), ["search"])
+    }
+
+    func testTriggerWordsMatchBySpellingOrPronunciation() throws {
+        let recognizer = try UtteranceRecognizer(commands: .builtin(), wakePhrase: "hey jarvis",
+                                                 settings: RecognizerSettings())
+        XCTAssertTrue(try recognizer.heard("for", in: ["search", "for"]))
+        XCTAssertTrue(try recognizer.heard("for", in: ["thirty", "four"]), "same pronunciation")
+        XCTAssertFalse(try recognizer.heard("google", in: ["good"]))
+        XCTAssertFalse(try recognizer.heard("for", in: []))
+    }
+
+    /// One pipeline reset between files gives the events of a fresh pipeline (`jarvis eval` relies on it).
+    func testResetGivesTheEventsOfAFreshPipeline() throws {
+        let settings = PipelineSettings()
+        var events: [Event] = []
+        let pipeline = try Pipeline(settings: settings) { events.append($0) }
+        for name in ["session.wav", "scroll_down.wav"] {
+            if name != "session.wav" { pipeline.reset(); events.removeAll() }
+            let samples = try readAll(fixtures.appendingPathComponent(name).path)
+            try pipeline.process(samples)
+            try pipeline.finish()
+        }
+        let fresh = try run("scroll_down.wav", settings: settings, chunk: 1_000_000)
+        XCTAssertEqual(events.map(\.type), fresh.map(\.type))
+        XCTAssertEqual(events.map(\.t), fresh.map(\.t))
+        XCTAssertEqual(intents(events), intents(fresh))
+        XCTAssertEqual(pipeline.stats.intents, 1)
     }
 }

@@ -3,8 +3,10 @@ import Foundation
 import CFFTW
 
 /// Power spectrum of one frame through FFTW (single precision, real input).
-/// Owns its FFTW plan and buffers; not thread-safe (one per pipeline).
+/// Owns its FFTW plan and buffers; not thread-safe (one per pipeline). FFTW's planner is not thread-safe
+/// either: plans are made and destroyed under one process-wide lock (executing them needs none).
 public final class PowerSpectrum {
+    private static let plannerLock = NSLock()
     /// FFT length in samples (frames shorter than this are zero-padded).
     public let fftSize: Int
     private let window: [Float]
@@ -19,11 +21,15 @@ public final class PowerSpectrum {
         input = fftwf_alloc_real(fftSize)!
         let out = fftwf_alloc_complex(fftSize / 2 + 1)!
         output = OpaquePointer(out)
+        Self.plannerLock.lock()
         plan = fftwf_plan_dft_r2c_1d(Int32(fftSize), input, out, UInt32(FFTW_ESTIMATE))!
+        Self.plannerLock.unlock()
     }
 
     deinit {
+        Self.plannerLock.lock()
         fftwf_destroy_plan(plan)
+        Self.plannerLock.unlock()
         fftwf_free(input)
         fftwf_free(UnsafeMutableRawPointer(output))
     }

@@ -157,6 +157,13 @@ public final class PocketSphinxDecoder {
         return w
     }
 
+    /// The word's first pronunciation in this decoder's dictionary ("F AO R"), nil when it has none.
+    public func pronunciation(of word: String) -> String? {
+        guard let c = ps_lookup_word(ps, word) else { return nil }
+        defer { free(c) }
+        return String(cString: c)
+    }
+
     /// Length of a cepstral vector (13 for en-us).
     public var cepstralLength: Int { Int(jarvis_ps_ceplen(ps)) }
 
@@ -197,6 +204,12 @@ public final class CepstralMeanTracker {
     }
 
     deinit { fe_free(fe) }
+
+    /// Forgets the stream too (the front end's noise estimate), as a new tracker.
+    public func restartStream() {
+        fe_start_stream(fe)
+        reset()
+    }
 
     public func reset() {
         fe_start_utt(fe)
