@@ -2,7 +2,7 @@
 export PATH := /opt/swift/usr/bin:$(PATH)
 DEVSET ?= /tmp/jarvis-devset
 
-.PHONY: demo test release eval bench bench-long fixtures clean
+.PHONY: demo test release eval score sidebyside bench bench-long fixtures clean
 
 demo:
 	./scripts/demo.sh
@@ -13,10 +13,28 @@ test:
 release:
 	swift build -c release
 
-# Dev-set accuracy with the shared scorer (../shared/eval); builds the dev set once.
+# Accuracy in one process (jarvis eval): the dev set plus the non-command set, then the real recordings
+# with the default phrase (false wakes) and with "jarvis" alone (detection). Builds the sets once.
+REJECTION ?= /tmp/jarvis-rejection
+REAL ?= /tmp/jarvis-real.jsonl
 eval: release
 	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
-	python3 ../shared/eval/score.py $(DEVSET)/manifest.jsonl --bin .build/release/jarvis
+	test -f $(REJECTION)/manifest.jsonl || python3 scripts/make-rejection-set.py $(REJECTION)
+	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
+	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl
+	@echo "== real recordings, wake phrase \"hey jarvis\""
+	.build/release/jarvis eval $(REAL)
+	@echo "== real recordings, wake phrase \"jarvis\""
+	.build/release/jarvis eval $(REAL) --wake-phrase jarvis
+
+# The same dev set through the shared scorer (one process per batch of clips), as the project is graded.
+score: release
+	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
+	python3 ../shared/eval/score.py $(DEVSET)/manifest.jsonl --bin .build/release/jarvis --batch 20
+
+# Wake detection side by side with openWakeWord 0.5.1 and pocketsphinx_continuous (see scripts/sidebyside.py).
+sidebyside: release
+	python3 scripts/sidebyside.py $(DEVSET)/manifest.jsonl --bin .build/release/jarvis --markdown
 
 # Cost and latency table, side by side with pocketsphinx_continuous (scripts/bench.py).
 bench: release

@@ -106,7 +106,7 @@ struct Jarvis: ParsableCommand {
         discussion: """
         Exit codes: 0 ok; 2 usage or config error; 3 audio input error; 4 the recogniser's model cannot be loaded; 5 (ctl) no listener is running.
         """,
-        subcommands: [Listen.self, Replay.self, Devices.self, Commands.self, CheckConfig.self, Ctl.self, Bench.self])
+        subcommands: [Listen.self, Replay.self, Devices.self, Commands.self, CheckConfig.self, Ctl.self, Bench.self, Eval.self])
 }
 
 extension Jarvis {

@@ -129,3 +129,41 @@ final class ReplayCommandTests: XCTestCase {
         }
     }
 }
+
+extension ReplayCommandTests {
+    /// `jarvis eval` scores a manifest in one process with score.py's table.
+    func testEvalPrintsTheScoreTable() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-eval-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lines = [
+            #"{"file": "\#(fixture("scroll_down.wav"))", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "down"}}]}}"#,
+            #"{"file": "\#(fixture("session.wav"))", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "up"}}]}}"#,
+            #"{"file": "\#(fixture("no_wake.wav"))", "kind": "negative", "cond": "clean", "expect": {"wake": false, "intents": []}}"#,
+            #"{"file": "\#(fixture("set_timer.wav"))", "kind": "rejection", "cond": "clean", "expect": {"wake": true, "intents": []}}"#,
+            #"{"file": "\#(fixture("not_a_command.wav"))", "kind": "rejection", "cond": "clean", "expect": {"wake": true, "intents": []}}"#,
+        ]
+        let manifest = dir.appendingPathComponent("m.jsonl")
+        try lines.joined(separator: "\n").write(to: manifest, atomically: true, encoding: .utf8)
+        let r = try jarvis(["eval", manifest.path, "--jobs", "2", "--failures"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let rows = r.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        XCTAssertEqual(rows.first, ["slice", "n", "wake%", "intent%", "falseWake", "falseIntent", "rc!=0"])
+        // session.wav holds three commands, not one scroll: that clip is a miss.
+        XCTAssertTrue(rows.contains(["command/clean", "2", "100.0", "50.0", "0", "0", "0"]), r.stdout)
+        XCTAssertTrue(rows.contains(["negative", "1", "-", "-", "0", "0", "0"]), r.stdout)
+        XCTAssertTrue(r.stdout.contains("non-commands after a wake rejected: 2/2 (100.0 %)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("miss session.wav: navigate {target: back}, click"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("summary {\"command_intent_acc\":0.5,"), r.stdout)
+    }
+
+    func testEvalRejectsABadManifestWithOneSentence() throws {
+        let bad = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-bad-\(getpid()).jsonl")
+        try "{\"file\": \"x.wav\"}\n".write(to: bad, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: bad) }
+        let r = try jarvis(["eval", bad.path])
+        XCTAssertEqual(r.status, 3)
+        XCTAssertTrue(r.stderr.contains(":1: not a manifest line"), r.stderr)
+        XCTAssertEqual(try jarvis(["eval", "/nonexistent/m.jsonl"]).status, 3)
+    }
+}

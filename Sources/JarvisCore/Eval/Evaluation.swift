@@ -1,0 +1,297 @@
+import Foundation
+
+/// One clip of an evaluation manifest (the format of `../shared/eval/`: one JSON object per line).
+public struct ManifestEntry: Sendable {
+    public struct ExpectedIntent: Sendable {
+        public var name: String
+        /// Slot values: "k": v must equal (strings compared lower-cased); "k~": v must be a substring.
+        public var slots: [String: SlotValue]
+        /// For streams: the audio time (s) the command was spoken at; a hit lies within 8 s of it.
+        public var t: Double?
+    }
+
+    public var file: String
+    /// command | paraphrase | negative | confusable | stream | rejection | wake-jarvis | negative-real/… .
+    public var kind: String
+    public var condition: String
+    public var expectWake: Bool
+    public var expectIntents: [ExpectedIntent]
+
+    /// The table row the clip counts in: commands by condition ("command/white15"), others by kind.
+    public var slice: String { kind == "command" ? "command/\(condition)" : kind }
+
+    /// Parses a manifest; relative file paths are taken from the manifest's folder.
+    public static func load(_ path: String) throws -> [ManifestEntry] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw EvaluationError("cannot read the manifest \(path)")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        var entries: [ManifestEntry] = []
+        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any],
+                  var file = object["file"] as? String, let kind = object["kind"] as? String,
+                  let expect = object["expect"] as? [String: Any], let wake = expect["wake"] as? Bool
+            else { throw EvaluationError("\(path):\(n + 1): not a manifest line (needs file, kind, expect.wake)") }
+            if !file.hasPrefix("/") { file = (folder as NSString).appendingPathComponent(file) }
+            var intents: [ExpectedIntent] = []
+            for item in expect["intents"] as? [[String: Any]] ?? [] {
+                guard let name = item["name"] as? String else {
+                    throw EvaluationError("\(path):\(n + 1): an expected intent has no name")
+                }
+                var slots: [String: SlotValue] = [:]
+                for (k, v) in item["slots"] as? [String: Any] ?? [:] {
+                    if let s = v as? String { slots[k] = .string(s) }
+                    else if let i = v as? Int { slots[k] = .int(i) }
+                }
+                intents.append(ExpectedIntent(name: name, slots: slots, t: item["t"] as? Double))
+            }
+            entries.append(ManifestEntry(file: file, kind: kind, condition: object["cond"] as? String ?? "",
+                                         expectWake: wake, expectIntents: intents))
+        }
+        return entries
+    }
+}
+
+public struct EvaluationError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ d: String) { description = d }
+}
+
+/// What the pipeline did on one clip.
+public struct ClipOutcome: Sendable {
+    public struct HeardIntent: Sendable {
+        public var intent: Intent
+        /// Audio time of the `intent` event (s).
+        public var t: Double
+    }
+    public var wakes = 0
+    public var intents: [HeardIntent] = []
+    public var rejections = 0
+    /// The file could not be read (an `error` event), like score.py's rc != 0.
+    public var failed = false
+    public var audioSeconds = 0.0
+}
+
+/// Scores outcomes exactly as `../shared/eval/score.py` does, plus the share of non-commands rejected.
+public struct EvaluationTable: Sendable {
+    public struct Row: Sendable {
+        public var n = 0, positives = 0, wakeHits = 0, intentOK = 0
+        public var falseWakes = 0, falseIntents = 0, failed = 0
+        public var streamHits = 0, streamWanted = 0, streamExtra = 0
+        /// Clips of kind "rejection" (the wake phrase, then speech that is no command): how many gave no intent.
+        public var nonCommands = 0, nonCommandsRejected = 0
+    }
+    public private(set) var rows: [String: Row] = [:]
+    /// Misses, for `--failures` (file, what was said, what came out).
+    public private(set) var failures: [(file: String, got: String)] = []
+    public var audioSeconds = 0.0
+    public var cpuSeconds = 0.0
+
+    public init() {}
+
+    public mutating func add(_ entry: ManifestEntry, _ outcome: ClipOutcome) {
+        var row = rows[entry.slice] ?? Row()
+        row.n += 1
+        if outcome.failed { row.failed += 1 }
+        if entry.expectWake {
+            row.positives += 1
+            if outcome.wakes > 0 { row.wakeHits += 1 }
+            if entry.kind.hasPrefix("rejection") {
+                row.nonCommands += 1
+                if outcome.intents.isEmpty { row.nonCommandsRejected += 1 }
+            }
+        } else {
+            if outcome.wakes > 0 { row.falseWakes += 1 }
+            if !outcome.intents.isEmpty { row.falseIntents += 1 }
+        }
+        let got = outcome.intents.map { "\($0.intent.name)\(Self.describe($0.intent.slots))" }.joined(separator: ", ")
+        if entry.kind == "stream" {
+            for want in entry.expectIntents {
+                let hit = outcome.intents.contains {
+                    Self.matches($0.intent, want) && abs($0.t - (want.t ?? -999)) < 8
+                }
+                if hit { row.streamHits += 1 }
+                row.streamWanted += 1
+            }
+            row.streamExtra += max(0, outcome.intents.count - entry.expectIntents.count)
+        } else if let want = entry.expectIntents.first {
+            let ok = outcome.intents.count == 1 && Self.matches(outcome.intents[0].intent, want)
+            if ok { row.intentOK += 1 } else {
+                failures.append((file: entry.file, got: got.isEmpty ? (outcome.wakes > 0 ? "(wake only)" : "(nothing)") : got))
+            }
+        } else if !outcome.intents.isEmpty {
+            failures.append((file: entry.file, got: got))
+        }
+        rows[entry.slice] = row
+    }
+
+    static func describe(_ slots: [String: SlotValue]) -> String {
+        slots.isEmpty ? "" : " {" + slots.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+    }
+
+    /// score.py's slot_match: strings equal after lower-casing, "k~" a substring, numbers equal.
+    public static func matches(_ intent: Intent, _ want: ManifestEntry.ExpectedIntent) -> Bool {
+        guard intent.name == want.name else { return false }
+        for (key, value) in want.slots {
+            if key.hasSuffix("~") {
+                let got = intent.slots[String(key.dropLast())]?.description.lowercased() ?? ""
+                if !got.contains(value.description.lowercased()) { return false }
+            } else if case .string(let s) = value {
+                if intent.slots[key]?.description.lowercased().trimmingCharacters(in: .whitespaces) != s.lowercased() {
+                    return false
+                }
+            } else if intent.slots[key] != value {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The table of score.py (same columns and rows), then the rejection share when there were non-commands.
+    public func render() -> String {
+        func pad(_ s: String, _ w: Int, left: Bool = false) -> String {
+            let p = String(repeating: " ", count: max(0, w - s.count))
+            return left ? s + p : p + s
+        }
+        var out = pad("slice", 24, left: true) + " " + pad("n", 4) + " " + pad("wake%", 6) + " " + pad("intent%", 8)
+            + " " + pad("falseWake", 9) + " " + pad("falseIntent", 11) + " " + pad("rc!=0", 5) + "\n"
+        for key in rows.keys.sorted() {
+            let r = rows[key]!
+            let wake = r.positives > 0 ? String(format: "%.1f", 100 * Double(r.wakeHits) / Double(r.positives)) : "-"
+            var intent = key.hasPrefix("command") || key.hasPrefix("paraphrase")
+                ? String(format: "%.1f", 100 * Double(r.intentOK) / Double(r.n)) : "-"
+            if key == "stream" { intent = "\(r.streamHits)/\(r.streamWanted) +\(r.streamExtra)" }
+            out += pad(key, 24, left: true) + " " + pad(String(r.n), 4) + " " + pad(wake, 6) + " " + pad(intent, 8)
+                + " " + pad(String(r.falseWakes), 9) + " " + pad(String(r.falseIntents), 11) + " " + pad(String(r.failed), 5) + "\n"
+        }
+        let nonCommands = rows.values.reduce(0) { $0 + $1.nonCommands }
+        if nonCommands > 0 {
+            let rejected = rows.values.reduce(0) { $0 + $1.nonCommandsRejected }
+            out += String(format: "non-commands after a wake rejected: %d/%d (%.1f %%)\n", rejected, nonCommands,
+                          100 * Double(rejected) / Double(nonCommands))
+        }
+        out += "summary " + summary.serialized() + "\n"
+        return out
+    }
+
+    /// score.py's summary line.
+    public var summary: JSONValue {
+        let commandRows = rows.filter { $0.key.hasPrefix("command") }.map(\.value)
+        let commandClips = commandRows.reduce(0) { $0 + $1.n }
+        let accuracy = commandClips > 0 ? Double(commandRows.reduce(0) { $0 + $1.intentOK }) / Double(commandClips) : 0
+        let negatives = rows.filter { $0.key.hasPrefix("negative") || $0.key.hasPrefix("confusable") }.map(\.value)
+        let positives = rows.values.reduce(0) { $0 + $1.positives }
+        let wakeRate = positives > 0 ? Double(rows.values.reduce(0) { $0 + $1.wakeHits }) / Double(positives) : 0
+        func round4(_ x: Double) -> Double { (x * 10_000).rounded() / 10_000 }
+        return .object([
+            ("command_intent_acc", .number(round4(accuracy))), ("wake_rate", .number(round4(wakeRate))),
+            ("false_wakes", .int(negatives.reduce(0) { $0 + $1.falseWakes })),
+            ("false_intents", .int(negatives.reduce(0) { $0 + $1.falseIntents })),
+            ("cpu_per_audio_s", .number(round4(audioSeconds > 0 ? cpuSeconds / audioSeconds : 0))),
+            ("audio_s", .number((audioSeconds * 10).rounded() / 10)),
+        ])
+    }
+}
+
+/// Runs a manifest through the pipeline in this process: `jobs` workers, each with one pipeline that is
+/// reset between clips (a fresh state per file, without reloading the models).
+public enum Evaluation {
+    public static func run(_ entries: [ManifestEntry], settings: PipelineSettings, commands: CommandSet,
+                           jobs: Int, progress: (@Sendable (Int) -> Void)? = nil) throws -> EvaluationTable {
+        let box = OutcomeBox(count: entries.count)
+        let cpuStart = processCPUSeconds()
+        DispatchQueue.concurrentPerform(iterations: max(1, jobs)) { _ in
+            do {
+                let collector = EventCollector()
+                // Built one at a time: model loading touches process-wide C state.
+                let pipeline = try box.serially { () throws(DecoderError) -> Pipeline in
+                    try Pipeline(settings: settings, commands: commands) { collector.add($0) }
+                }
+                while let index = box.next() {
+                    let outcome = try clip(entries[index].file, pipeline: pipeline, collector: collector)
+                    box.store(outcome, at: index)
+                    progress?(index)
+                }
+            } catch {
+                box.fail(error)
+            }
+        }
+        if let error = box.error { throw error }
+        var table = EvaluationTable()
+        for (entry, outcome) in zip(entries, box.outcomes) {
+            table.add(entry, outcome!)
+            table.audioSeconds += outcome!.audioSeconds
+        }
+        table.cpuSeconds = processCPUSeconds() - cpuStart
+        return table
+    }
+
+    static func clip(_ path: String, pipeline: Pipeline, collector: EventCollector) throws(DecoderError) -> ClipOutcome {
+        collector.outcome = ClipOutcome()
+        pipeline.reset()
+        defer { pipeline.reset() }
+        let audio: AudioFileSource
+        do { audio = try AudioFileSource(path: path) } catch {
+            return ClipOutcome(failed: true)
+        }
+        var fed = 0
+        while true {
+            guard let chunk = try? audio.read(maxSamples: Replay.chunkSamples) else {
+                collector.outcome.failed = true
+                break
+            }
+            if chunk.isEmpty { break }
+            try pipeline.process(chunk)
+            fed += chunk.count
+        }
+        try pipeline.finish()
+        collector.outcome.audioSeconds = AudioFormat.seconds(fed)
+        return collector.outcome
+    }
+}
+
+/// Collects one clip's events into an outcome (one per worker).
+final class EventCollector {
+    var outcome = ClipOutcome()
+    func add(_ event: Event) {
+        switch event.kind {
+        case .wake: outcome.wakes += 1
+        case .intent(let intent, _): outcome.intents.append(.init(intent: intent, t: event.t))
+        case .rejected: outcome.rejections += 1
+        default: break
+        }
+    }
+}
+
+/// The workers' shared work list and results, behind a lock.
+private final class OutcomeBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var nextIndex = 0
+    private(set) var outcomes: [ClipOutcome?]
+    private(set) var error: Error?
+
+    init(count: Int) { outcomes = Array(repeating: nil, count: count) }
+
+    func next() -> Int? {
+        lock.lock(); defer { lock.unlock() }
+        guard error == nil, nextIndex < outcomes.count else { return nil }
+        defer { nextIndex += 1 }
+        return nextIndex
+    }
+
+    func store(_ outcome: ClipOutcome, at index: Int) {
+        lock.lock(); outcomes[index] = outcome; lock.unlock()
+    }
+
+    private let buildLock = NSLock()
+    func serially<T>(_ body: () throws(DecoderError) -> T) throws(DecoderError) -> T {
+        buildLock.lock(); defer { buildLock.unlock() }
+        return try body()
+    }
+
+    func fail(_ e: Error) {
+        lock.lock(); if error == nil { error = e }; lock.unlock()
+    }
+}

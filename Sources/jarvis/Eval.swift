@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+import JarvisCore
+
+extension Jarvis {
+    struct Eval: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Score the pipeline on evaluation manifests, in one process (the table of ../shared/eval/score.py).",
+            discussion: """
+            A manifest has one JSON object per line: {"file", "kind", "cond", "expect": {"wake", "intents": \
+            [{"name", "slots", "t"}]}} (../shared/eval/devset.py and realset.py write them). Each clip is replayed \
+            from a fresh pipeline state with dry-run actions; the models are loaded once per worker. Rows and \
+            columns are those of score.py; clips that hold the wake phrase and no command add the share of them \
+            rejected. `make eval` runs the dev set, the real recordings and the non-command set.
+            """)
+
+        @Argument(help: "Manifest files (JSON lines); several are scored as one table.")
+        var manifests: [String]
+
+        @Option(name: .long, help: "Worker threads (each loads its own decoders).")
+        var jobs = 2
+
+        @Option(name: .long, help: "Only clips whose kind starts with one of these (comma-separated).")
+        var kinds: String?
+
+        @Flag(name: .long, help: "List the clips that were scored wrong, with what was heard.")
+        var failures = false
+
+        @OptionGroup var common: CommonOptions
+
+        func validate() throws {
+            if manifests.isEmpty { throw ValidationError("Give at least one manifest.") }
+            guard (1...16).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 16.") }
+        }
+
+        func run() throws {
+            let setup = try RunSetup.load(common)
+            var entries: [ManifestEntry] = []
+            for path in manifests {
+                do { entries += try ManifestEntry.load(path) } catch {
+                    FileHandle.standardError.write(Data("jarvis: \(error)\n".utf8))
+                    throw ExitCode(ExitStatus.audioInput)
+                }
+            }
+            if let kinds {
+                let prefixes = kinds.split(separator: ",").map(String.init)
+                entries = entries.filter { e in prefixes.contains { e.kind.hasPrefix($0) } }
+            }
+            let table: EvaluationTable
+            do {
+                table = try Evaluation.run(entries, settings: setup.settings, commands: setup.commands, jobs: jobs)
+            } catch {
+                RunSetup.fail("\(error)", code: "recogniser", status: ExitStatus.recogniser,
+                              printer: EventPrinter(json: common.json))
+            }
+            print(table.render(), terminator: "")
+            if failures {
+                for f in table.failures { print("miss \((f.file as NSString).lastPathComponent): \(f.got)") }
+            }
+        }
+    }
+}
