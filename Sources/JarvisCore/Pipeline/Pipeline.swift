@@ -185,8 +185,8 @@ public final class Pipeline {
         }
     }
 
-    private func beginUtterance(at from: Int) throws(DecoderError) {
-        try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp)
+    private func beginUtterance(at from: Int, replayed: Int = 0) throws(DecoderError) {
+        try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp, replayed: replayed)
         if let wake = try recognizer.process(history.samples(from: from, to: sampleCount)[...]) { reportEarly(wake) }
     }
 
@@ -219,7 +219,7 @@ public final class Pipeline {
         }
         stats.restarts += 1
         emit(Event(t: now, .restart(reason: "max-utterance")))
-        try beginUtterance(at: overlapStart)
+        try beginUtterance(at: overlapStart, replayed: sampleCount - overlapStart)
     }
 
     private func expireFollowUp() {

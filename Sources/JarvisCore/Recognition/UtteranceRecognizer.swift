@@ -48,6 +48,13 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var liveWindow = 20.0
     /// Audio the live decoder re-reads when it starts over: longer than any wake phrase (s).
     public var liveOverlap = 1.5
+    /// The second pass over a segment starts this long before the first live wake candidate (s)...
+    public var candidateLead = 1.0
+    /// ...and ends this long after the last one, or at the end of the segment (s).
+    public var commandWindow = 10.0
+    /// After a restart the second pass always covers the re-fed overlap and this much after it (s): a wake
+    /// phrase across the seam and its command are decoded even if the live decoder missed them.
+    public var afterReplayWindow = 2.0
 
     public init() {}
 }
@@ -105,7 +112,12 @@ public final class UtteranceRecognizer {
     private var liveOffset = 0
     private var samplesSinceCheck = 0
     private var liveDone = false
-    private var sawWakeCandidate = false
+    /// Samples of `fed` from the start of the first live wake candidate (verify score ≥ `gateScore`) to the
+    /// end of the last one; nil when there was none.
+    private var candidateSpan: Range<Int>?
+    private var sawWakeCandidate: Bool { candidateSpan != nil }
+    /// Samples at the start of the utterance that a restart fed again.
+    private var replayedSamples = 0
     private var checkedCandidates: Set<Int> = []
     private var earlyWake: UtteranceResult.WakeSpan?
     static let samplesPerFrame = AudioFormat.sampleRate / PocketSphinxDecoder.framesPerSecond
@@ -158,8 +170,10 @@ public final class UtteranceRecognizer {
     /// Seconds of audio in the open utterance.
     public var utteranceSeconds: Double { AudioFormat.seconds(fed.count) }
 
-    public func begin(atSample start: Int, mode: Mode) throws(DecoderError) {
+    /// - Parameter replayed: samples at the start that a restart feeds again (its overlap), 0 otherwise.
+    public func begin(atSample start: Int, mode: Mode, replayed: Int = 0) throws(DecoderError) {
         self.mode = mode
+        replayedSamples = replayed
         try decoder.useSearch(mode == .wake ? "wake" : "followup")
         try decoder.startUtterance()
         utteranceStartSample = start
@@ -170,7 +184,7 @@ public final class UtteranceRecognizer {
         liveOffset = 0
         samplesSinceCheck = 0
         liveDone = mode != .wake || live == nil
-        sawWakeCandidate = false
+        candidateSpan = nil
         checkedCandidates.removeAll()
         earlyWake = nil
         meanTracker?.reset()
@@ -253,7 +267,11 @@ public final class UtteranceRecognizer {
             if Self.tracing {
                 FileHandle.standardError.write(Data("live wake at frame \(nameWord.endFrame) (decoded \(lastFrame)): score \(score)\n".utf8))
             }
-            if score >= settings.gateScore { sawWakeCandidate = true }
+            if score >= settings.gateScore {
+                let wakeStart = words[wakeEnd - wakeWords.count + 1].startFrame * Self.samplesPerFrame
+                let wakeStop = (nameWord.endFrame + 1) * Self.samplesPerFrame
+                candidateSpan = min(candidateSpan?.lowerBound ?? wakeStart, wakeStart)..<max(candidateSpan?.upperBound ?? wakeStop, wakeStop)
+            }
             guard !final, score >= settings.earlyWakeScore else { continue }
             let wakeFirst = wakeEnd - wakeWords.count + 1
             let span = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
@@ -324,18 +342,52 @@ public final class UtteranceRecognizer {
             if !sawWakeCandidate { _ = try checkLiveWake(final: true) }
             liveDone = true
         }
-        if settings.gateFinalDecode && liveStarted && !sawWakeCandidate && earlyWake == nil {
-            // The live decoder followed all of it and never heard the wake phrase: no second pass.
-            if Self.tracing { FileHandle.standardError.write(Data("utterance \(utteranceStart) +\(fed.count): gated\n".utf8)) }
-            utteranceStartSample = nil
-            return []
+        // When the live decoder followed the segment, the second pass covers its wake candidates and the
+        // `commandWindow` after them, not all of a long stretch of speech (its search memory grows with it).
+        // Audio re-fed after a restart is always decoded again: that is what the overlap is for.
+        var decoded = 0..<fed.count
+        if settings.gateFinalDecode && liveStarted {
+            let window = AudioFormat.samples(settings.commandWindow)
+            var lower = Int.max, upper = 0
+            if let span = candidateSpan {
+                let lead = AudioFormat.samples(settings.candidateLead) / Self.samplesPerFrame * Self.samplesPerFrame
+                lower = max(0, span.lowerBound - lead)
+                upper = span.upperBound + window
+            }
+            if replayedSamples > 0 {
+                lower = 0
+                upper = max(upper, replayedSamples + AudioFormat.samples(settings.afterReplayWindow))
+            }
+            guard lower < upper else {
+                // The live decoder followed all of it and never heard the wake phrase: no second pass.
+                if Self.tracing { FileHandle.standardError.write(Data("utterance \(utteranceStart) +\(fed.count): gated\n".utf8)) }
+                utteranceStartSample = nil
+                return []
+            }
+            decoded = lower..<min(fed.count, upper)
         }
-        try decoder.useSearch(mode == .wake ? "wake" : "followup")
-        try decoder.startUtterance()
-        try decoder.process(fed[...], wholeUtterance: true)
-        decoder.endUtterance()
+        frameOffset = decoded.lowerBound
+        defer { frameOffset = 0 }
+        func decode(_ range: Range<Int>) throws(DecoderError) -> Hypothesis? {
+            try decoder.useSearch(mode == .wake ? "wake" : "followup")
+            try decoder.startUtterance()
+            try decoder.process(fed[range], wholeUtterance: true)
+            decoder.endUtterance()
+            return decoder.hypothesis()
+        }
+        var best = try decode(decoded)
+        // A window that ends less than `commandWindow` after a wake phrase in it is widened once.
+        if decoded.upperBound < fed.count, let hyp = best, let name = wakeWords.last,
+           let heard = hyp.words.last(where: { $0.word == name }) {
+            let wanted = min(fed.count, decoded.lowerBound + (heard.endFrame + 1) * Self.samplesPerFrame
+                             + AudioFormat.samples(settings.commandWindow))
+            if wanted > decoded.upperBound {
+                decoded = decoded.lowerBound..<wanted
+                best = try decode(decoded)
+            }
+        }
         utteranceStartSample = nil
-        guard let hyp = decoder.hypothesis() else {
+        guard let hyp = best else {
             if Self.tracing { FileHandle.standardError.write(Data("utterance \(utteranceStart) +\(fed.count): no path\n".utf8)) }
             return []
         }
