@@ -43,6 +43,10 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// only proposes wake candidates; each is verified at full rate. Measured on the dev set and the real
     /// recordings: 2 costs no recall and a third of the CPU in continuous speech.
     public var liveFrameSkip = 2
+    /// Word-exit beam of the live decoder (PocketSphinx `-wbeam`; default 7e-29). Fewer word exits per frame
+    /// in its phone loop: measured 5 % less CPU and 3 MB less memory in continuous speech with the same
+    /// dev-set and real-set results; 1e-18 lost 5 % of clean wakes.
+    public var liveWordBeam = 1e-22
     /// Longest stretch of audio the live decoder follows in one search (s). Its search history grows with
     /// every frame (about 0.4 MB/s in speech), so in long speech it starts over on the last `liveOverlap`.
     public var liveWindow = 20.0
@@ -54,7 +58,7 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var commandWindow = 10.0
     /// After a restart the second pass always covers the re-fed overlap and this much after it (s): a wake
     /// phrase across the seam and its command are decoded even if the live decoder missed them.
-    public var afterReplayWindow = 2.0
+    public var afterReplayWindow = 1.0
 
     public init() {}
 }
@@ -152,6 +156,7 @@ public final class UtteranceRecognizer {
                 ("-cmn", "live"),
                 ("-wip", String(settings.wordInsertionPenalty)),
                 ("-ds", String(settings.liveFrameSkip)),
+                ("-wbeam", String(settings.liveWordBeam)),
             ]
             let liveDecoder = try PocketSphinxDecoder(model: grammarModel, extraArguments: liveArgs)
             try liveDecoder.addGraph(name: "wake", generator.wakeGraph(wakeWords: wakeWords))
