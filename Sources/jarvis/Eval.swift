@@ -10,8 +10,9 @@ extension Jarvis {
             A manifest has one JSON object per line: {"file", "kind", "cond", "expect": {"wake", "intents": \
             [{"name", "slots", "t"}]}} (../shared/eval/devset.py and realset.py write them). Each clip is replayed \
             from a fresh pipeline state with dry-run actions; the models are loaded once per worker. Rows and \
-            columns are those of score.py; clips that hold the wake phrase and no command add the share of them \
-            rejected. `make eval` runs the dev set, the real recordings and the non-command set.
+            columns are those of score.py; clips of kind "rejection" (the wake phrase, then no command) add the share \
+            of them rejected. With --json, one line: score.py's summary object. `make eval` runs the dev set, the \
+            real recordings and the non-command set.
             """)
 
         @Argument(help: "Manifest files (JSON lines); several are scored as one table.")
@@ -52,6 +53,10 @@ extension Jarvis {
             } catch {
                 RunSetup.fail("\(error)", code: "recogniser", status: ExitStatus.recogniser,
                               printer: EventPrinter(json: common.json))
+            }
+            if common.json {
+                print(table.summary.serialized())
+                return
             }
             print(table.render(), terminator: "")
             if failures {

@@ -155,6 +155,11 @@ extension ReplayCommandTests {
         XCTAssertTrue(r.stdout.contains("non-commands after a wake rejected: 2/2 (100.0 %)"), r.stdout)
         XCTAssertTrue(r.stdout.contains("miss session.wav: navigate {target: back}, click"), r.stdout)
         XCTAssertTrue(r.stdout.contains("summary {\"command_intent_acc\":0.5,"), r.stdout)
+        let json = try jarvis(["eval", manifest.path, "--json"])
+        XCTAssertEqual(json.status, 0, json.stderr)
+        XCTAssertEqual(json.events.count, 1)
+        XCTAssertEqual(json.events.first?["command_intent_acc"] as? Double, 0.5)
+        XCTAssertEqual(json.events.first?["false_wakes"] as? Int, 0)
     }
 
     func testEvalRejectsABadManifestWithOneSentence() throws {
