@@ -191,7 +191,7 @@ public final class Pipeline {
     }
 
     /// A wake phrase the recogniser is sure of while the utterance goes on: reported now (the command
-    /// after it comes when the utterance ends, as a result marked `wakeReported`).
+    /// after it comes when the utterance ends, as the result whose wake overlaps it: `takeAwaiting`).
     private func reportEarly(_ wake: UtteranceResult.WakeSpan) {
         guard !muted, !wasReported(wake) else { return }
         noteReported(wake)

@@ -86,8 +86,6 @@ public struct UtteranceResult: Equatable, Sendable {
     /// Confidence of the command words, 0…1 (their acoustic match against a free phone loop; 0.5 at the
     /// command threshold); 0 when there are none.
     public var confidence: Double
-    /// The wake phrase was already reported while the utterance went on (streaming wake).
-    public var wakeReported = false
 }
 
 /// The recognition stage: PocketSphinx with grammars generated from the command set. Streams one VAD
@@ -208,7 +206,7 @@ public final class UtteranceRecognizer {
     /// Collects the utterance; it is decoded when it ends, in one pass with cepstral mean normalisation over
     /// the whole utterance (measured: far more accurate than live CMN on short noisy commands). In wake mode
     /// the live decoder follows it meanwhile: returns a wake phrase as soon as it is sure of one (at most
-    /// one per utterance; `finish()` then returns it again with `wakeReported` and the command after it).
+    /// one per utterance; `finish()` then returns it again, with the command after it).
     @discardableResult
     public func process(_ samples: ArraySlice<Int16>) throws(DecoderError) -> UtteranceResult.WakeSpan? {
         guard utteranceStartSample != nil else { return nil }
@@ -304,16 +302,13 @@ public final class UtteranceRecognizer {
         for var r in results {
             if !matched, let w = r.wake, w.startSample < early.endSample, w.endSample > early.startSample {
                 r.wake = early
-                r.wakeReported = true
                 matched = true
             }
             out.append(r)
         }
         if !matched {
             // The whole-utterance decode does not confirm it: the command is what follows it.
-            var r = try decodeFollowing(early)
-            r.wakeReported = true
-            out.append(r)
+            out.append(try decodeFollowing(early))
             out.sort { ($0.wake?.endSample ?? 0) < ($1.wake?.endSample ?? 0) }
         }
         return out
