@@ -231,7 +231,6 @@ public enum Evaluation {
     static func clip(_ path: String, pipeline: Pipeline, collector: EventCollector) throws(DecoderError) -> ClipOutcome {
         collector.outcome = ClipOutcome()
         pipeline.reset()
-        defer { pipeline.reset() }
         let audio: AudioFileSource
         do { audio = try AudioFileSource(path: path) } catch {
             return ClipOutcome(failed: true)

@@ -119,6 +119,15 @@ public final class PocketSphinxDecoder {
         try check(status, "process audio")
     }
 
+    /// Decodes `samples` as one whole utterance (batch CMN), with search `search` when given; its best path.
+    public func decodeUtterance(_ samples: ArraySlice<Int16>, search: String? = nil) throws(DecoderError) -> Hypothesis? {
+        if let search { try useSearch(search) }
+        try startUtterance()
+        try process(samples, wholeUtterance: true)
+        endUtterance()
+        return hypothesis()
+    }
+
     public func endUtterance() {
         if inUtterance { ps_end_utt(ps) }
         inUtterance = false

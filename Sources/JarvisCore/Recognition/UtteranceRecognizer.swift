@@ -270,13 +270,13 @@ public final class UtteranceRecognizer {
             if Self.tracing {
                 FileHandle.standardError.write(Data("live wake at frame \(nameWord.endFrame) (decoded \(lastFrame)): score \(score)\n".utf8))
             }
+            let wakeFirst = wakeEnd - wakeWords.count + 1
             if score >= settings.gateScore {
-                let wakeStart = words[wakeEnd - wakeWords.count + 1].startFrame * Self.samplesPerFrame
+                let wakeStart = words[wakeFirst].startFrame * Self.samplesPerFrame
                 let wakeStop = (nameWord.endFrame + 1) * Self.samplesPerFrame
                 candidateSpan = min(candidateSpan?.lowerBound ?? wakeStart, wakeStart)..<max(candidateSpan?.upperBound ?? wakeStop, wakeStop)
             }
             guard !final, score >= settings.earlyWakeScore else { continue }
-            let wakeFirst = wakeEnd - wakeWords.count + 1
             let span = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
                                                 endSample: sample(nameWord.endFrame + 1), score: score)
             earlyWake = span
@@ -320,11 +320,7 @@ public final class UtteranceRecognizer {
         var result = UtteranceResult(wake: wake, words: [], confidence: 0)
         result.spanEnd = utteranceStart + fed.count
         guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
-        try decoder.useSearch("followup")
-        try decoder.startUtterance()
-        try decoder.process(fed[from...], wholeUtterance: true)
-        decoder.endUtterance()
-        guard let hyp = decoder.hypothesis() else { return result }
+        guard let hyp = try decoder.decodeUtterance(fed[from...], search: "followup") else { return result }
         if Self.tracing {
             FileHandle.standardError.write(Data("after live wake +\(from): \(hyp.text)\n".utf8))
         }
@@ -368,14 +364,8 @@ public final class UtteranceRecognizer {
         }
         frameOffset = decoded.lowerBound
         defer { frameOffset = 0 }
-        func decode(_ range: Range<Int>) throws(DecoderError) -> Hypothesis? {
-            try decoder.useSearch(mode == .wake ? "wake" : "followup")
-            try decoder.startUtterance()
-            try decoder.process(fed[range], wholeUtterance: true)
-            decoder.endUtterance()
-            return decoder.hypothesis()
-        }
-        var best = try decode(decoded)
+        let search = mode == .wake ? "wake" : "followup"
+        var best = try decoder.decodeUtterance(fed[decoded], search: search)
         // A window that ends less than `commandWindow` after a wake phrase in it is widened once.
         if decoded.upperBound < fed.count, let hyp = best, let name = wakeWords.last,
            let heard = hyp.words.last(where: { $0.word == name }) {
@@ -383,7 +373,7 @@ public final class UtteranceRecognizer {
                              + AudioFormat.samples(settings.commandWindow))
             if wanted > decoded.upperBound {
                 decoded = decoded.lowerBound..<wanted
-                best = try decode(decoded)
+                best = try decoder.decodeUtterance(fed[decoded], search: search)
             }
         }
         utteranceStartSample = nil
@@ -460,11 +450,7 @@ public final class UtteranceRecognizer {
         let to = min(fed.count, frameOffset + (ef + 1) * Self.samplesPerFrame)
         guard to - from >= Self.samplesPerFrame * 10 else { return 0 }
         func pathScore(_ search: String) throws(DecoderError) -> Double? {
-            try decoder.useSearch(search)
-            try decoder.startUtterance()
-            try decoder.process(fed[from..<to], wholeUtterance: true)
-            decoder.endUtterance()
-            return decoder.hypothesis().map { decoder.naturalLog($0.score) }
+            try decoder.decodeUtterance(fed[from..<to], search: search).map { decoder.naturalLog($0.score) }
         }
         guard let loop = try pathScore("phones") else { return 0 }
         try decoder.addGraph(name: "phrase", GrammarGenerator(commands: commands).phraseGraph(words))
@@ -503,11 +489,7 @@ public final class UtteranceRecognizer {
     /// gives the cepstral mean normalisation enough audio, and says what the language model heard before it.
     public func transcribeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int) throws(DecoderError) -> FreeText {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return FreeText(before: [], text: "") }
-        let d = try languageModelDecoder()
-        try d.startUtterance()
-        try d.process(audio[...], wholeUtterance: true)
-        d.endUtterance()
-        guard let hyp = d.hypothesis() else { return FreeText(before: [], text: "") }
+        guard let hyp = try languageModelDecoder().decodeUtterance(audio[...]) else { return FreeText(before: [], text: "") }
         // A word counts when most of it lies after `fromSample` (10 ms frames; 50 ms tolerance).
         let fromFrame = (fromSample - startSample) / Self.samplesPerFrame - 5
         let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
