@@ -91,6 +91,8 @@ single not_a_command       "hey jarvis, what a lovely day it is"
 single custom_volume       "hey jarvis, set the volume to seven"
 single click_in_sentence   "hey jarvis, click on the little blue button and then we all went home for dinner"
 VOICE=kal16 single set_timer "hey jarvis, set a timer for ten minutes"   # the grammar hears "search for"
+# A fan-like steady white noise under the whole file (the VAD band's loud frames ~19 dB above the quiet ones).
+VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_page_down "hey jarvis, page down"
 
 # session.wav: three commands separated by SESSION_GAP s of quiet noise.
 session_texts=("hey jarvis, go back" "hey jarvis, double click" "hey jarvis, open youtube")

@@ -172,3 +172,106 @@ final class EventTests: XCTestCase {
         }
     }
 }
+
+/// Segment SNR: loud frames against the quiet ones between words, and whether that floor is steady.
+final class SegmentSNRTests: XCTestCase {
+    func testSteadyNoiseUnderBurstsGivesTheBurstLevelAndASmallSpread() throws {
+        var s = SegmentSNR()
+        for i in 0..<100 { s.add(levelDB: i % 4 == 0 ? -40 + Float(i % 3) * 0.3 : -20) }
+        let e = try XCTUnwrap(s.estimate)
+        XCTAssertEqual(e.snrDB, 20, accuracy: 1)
+        XCTAssertLessThan(e.floorSpreadDB, 1)
+    }
+
+    func testSilenceBetweenWordsIsNotASteadyFloor() throws {
+        var s = SegmentSNR()
+        // Gaps of digital silence and soft consonants: quiet frames spread over tens of dB.
+        for i in 0..<100 { s.add(levelDB: i % 2 == 0 ? -20 : -100 + Float(i % 7) * 10) }
+        let e = try XCTUnwrap(s.estimate)
+        XCTAssertGreaterThan(e.snrDB, 40)
+        XCTAssertGreaterThan(e.floorSpreadDB, 6)
+    }
+
+    /// A steady background before the speech joins the pauses; silence before noise that starts with the
+    /// speech does not (it would make the noise look like a clean pause).
+    func testLeadInCountsOnlyWhenItIsTheSameBackground() throws {
+        var fan = SegmentSNR()
+        for i in 0..<50 { fan.addBackground(levelDB: -30 + Float(i % 2) * 0.5) }
+        fan.startSegment()
+        // Few pauses, and those mixed with soft speech: alone they would not look steady.
+        for i in 0..<40 { fan.add(levelDB: i % 5 == 0 ? -29 + Float(i % 3) * 2 : -10) }
+        let withFan = try XCTUnwrap(fan.estimate)
+        XCTAssertEqual(withFan.noiseDB, -30, accuracy: 1)
+        XCTAssertLessThan(withFan.floorSpreadDB, 1)
+
+        var suddenNoise = SegmentSNR()
+        for _ in 0..<50 { suddenNoise.addBackground(levelDB: -80) }
+        suddenNoise.startSegment()
+        for i in 0..<40 { suddenNoise.add(levelDB: i % 3 == 0 ? -30 : -10) }
+        let e = try XCTUnwrap(suddenNoise.estimate)
+        XCTAssertEqual(e.noiseDB, -30, accuracy: 0.5, "the silence before is not the noise under the speech")
+        XCTAssertEqual(e.snrDB, 20, accuracy: 0.5)
+    }
+
+    func testTooFewFramesGiveNoEstimateAndDropLastRemovesTheHangover() {
+        var s = SegmentSNR()
+        for _ in 0..<24 { s.add(levelDB: -20) }
+        XCTAssertNil(s.estimate)
+        for _ in 0..<20 { s.add(levelDB: -90) }
+        XCTAssertGreaterThan(s.estimate?.snrDB ?? 0, 60, "the silent hangover is the quiet part")
+        s.dropLast(20)
+        XCTAssertNil(s.estimate)
+        s.reset()
+        XCTAssertTrue(s.levels.isEmpty)
+    }
+}
+
+/// Spectral noise reduction on synthetic signals.
+final class SpectralDenoiserTests: XCTestCase {
+    private func rms(_ x: ArraySlice<Int16>) -> Double {
+        (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, x.count))).squareRoot()
+    }
+
+    func testWithoutSuppressionTheSignalComesBackUnchanged() {
+        var settings = DenoiserSettings()
+        settings.gainFloor = 1   // every gain is 1: analysis and overlap-add alone
+        let input = zip(tone(hz: 440, seconds: 1, amplitude: 0.3), noise(seconds: 1, amplitude: 0.1)).map { $0 &+ $1 }
+        let output = SpectralDenoiser(settings: settings).denoise(input[...])
+        XCTAssertEqual(output.count, input.count)
+        // Away from the first and last half window, where only one frame overlaps.
+        let worst = (256..<(input.count - 512)).map { abs(Int(output[$0]) - Int(input[$0])) }.max() ?? 0
+        XCTAssertLessThanOrEqual(worst, 1)
+    }
+
+    func testSteadyNoiseAloneIsAttenuated() {
+        let input = noise(seconds: 2, amplitude: 0.05)
+        let output = SpectralDenoiser().denoise(input[...])
+        let drop = 20 * log10(rms(input[8000..<24000]) / rms(output[8000..<24000]))
+        XCTAssertGreaterThan(drop, 10, "white noise alone should lose at least 10 dB")
+    }
+
+    func testToneInNoiseComesOutCleaner() {
+        // A tone that starts and stops (speech-like bursts) in steady noise at about 6 dB SNR.
+        let burst = tone(hz: 1000, seconds: 0.3, amplitude: 0.2)
+        let gap = [Int16](repeating: 0, count: 4800)
+        let clean = Array((0..<5).map { _ in burst + gap }.joined())
+        let hiss = noise(seconds: Double(clean.count) / 16_000, amplitude: 0.1, seed: 7)
+        let input = zip(clean, hiss).map { $0 &+ $1 }
+        let output = SpectralDenoiser().denoise(input[...])
+        func errorDB(_ x: [Int16]) -> Double {
+            let e = zip(x, clean).map { Int16(clamping: Int($0) - Int($1)) }
+            return 20 * log10(rms(e[...]))
+        }
+        XCTAssertGreaterThan(errorDB(input) - errorDB(output), 6, "noise reduction should remove at least 6 dB of noise")
+        // The bursts keep most of their level (the gain is close to 1 where the tone is).
+        let kept = rms(output[1000..<4000]) / rms(clean[1000..<4000])
+        XCTAssertGreaterThan(kept, 0.8)
+    }
+
+    func testSilenceStaysSilentAndShortBlocksPassThrough() {
+        let silence = [Int16](repeating: 0, count: 16_000)
+        XCTAssertEqual(SpectralDenoiser().denoise(silence[...]), silence)
+        let short: [Int16] = [1, -2, 3]
+        XCTAssertEqual(SpectralDenoiser().denoise(short[...]), short)
+    }
+}

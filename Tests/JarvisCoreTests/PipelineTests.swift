@@ -262,3 +262,19 @@ extension PipelineTests {
         XCTAssertEqual(pipeline.stats.intents, 1)
     }
 }
+
+extension PipelineTests {
+    /// In steady noise the wake phrase's verification margin shrinks; the segment's SNR and steady floor
+    /// lower the thresholds and the second pass hears the noise reduced. Without both, the same audio is lost.
+    func testCommandInSteadyWhiteNoise() throws {
+        let heard = try run("noisy_page_down.wav")
+        XCTAssertEqual(count(heard, "wake"), 1)
+        XCTAssertEqual(intents(heard).map(\.name), ["scroll"])
+        XCTAssertEqual(intents(heard).first?.slots["direction"], .string("down"))
+        var quietRules = PipelineSettings()
+        quietRules.recognizer.noisyWakeThreshold = quietRules.recognizer.wakeThreshold
+        quietRules.recognizer.noisyCommandThreshold = quietRules.recognizer.commandThreshold
+        quietRules.recognizer.denoiseSteadyNoise = false
+        XCTAssertEqual(intents(try run("noisy_page_down.wav", settings: quietRules)), [])
+    }
+}

@@ -6,7 +6,7 @@ import CFFTW
 /// Owns its FFTW plan and buffers; not thread-safe (one per pipeline). FFTW's planner is not thread-safe
 /// either: plans are made and destroyed under one process-wide lock (executing them needs none).
 public final class PowerSpectrum {
-    private static let plannerLock = NSLock()
+    static let plannerLock = NSLock()
     /// FFT length in samples (frames shorter than this are zero-padded).
     public let fftSize: Int
     private let window: [Float]

@@ -47,6 +47,8 @@ public final class Pipeline {
     /// Absolute index of the next sample to arrive.
     private var sampleCount = 0
     private var inSpeech = false
+    /// Band levels of the current speech segment (its signal-to-noise ratio sets the recogniser's thresholds).
+    private var segmentSNR = SegmentSNR()
     /// Absolute sample by which a command must start after a wake phrase with none (the follow-up window).
     private var followUpDeadline: Int?
     /// Absolute sample of the last language-model decode (search text, rejected speech).
@@ -122,6 +124,7 @@ public final class Pipeline {
         frameBuffer.removeAll(keepingCapacity: true)
         sampleCount = 0
         inSpeech = false
+        segmentSNR.reset()
         followUpDeadline = nil
         lastLanguageModelUse = 0
         reportedWakes = []
@@ -138,6 +141,7 @@ public final class Pipeline {
         }
         if inSpeech {
             inSpeech = false
+            recognizer.segmentNoise = segmentSNR.estimate
             emit(Event(t: now, .speechEnd))
             try endUtterance()
         }
@@ -156,6 +160,12 @@ public final class Pipeline {
             let level = decibels(bandEnergy(power, fftSize: spectrum.fftSize, sampleRate: AudioFormat.sampleRate,
                                             lowHz: settings.vad.lowHz, highHz: settings.vad.highHz))
             transition = vad.process(bandEnergyDB: level)
+            if case .speechStart = transition { segmentSNR.startSegment() }
+            if inSpeech || transition != .none {
+                segmentSNR.add(levelDB: level)
+            } else {
+                segmentSNR.addBackground(levelDB: level)
+            }
         } else {
             transition = frameStart == 0 ? .speechStart(framesAgo: 0) : .none
         }
@@ -163,16 +173,20 @@ public final class Pipeline {
         switch transition {
         case .speechStart(let framesAgo):
             inSpeech = true
+            recognizer.segmentNoise = nil
             let onset = frameStart - framesAgo * AudioFormat.frameSamples
             emit(Event(t: AudioFormat.seconds(onset), .speechStart))
             let from = max(history.startSample, onset - AudioFormat.samples(settings.preRoll))
             if !muted { try beginUtterance(at: from) }
         case .speechEnd(let framesAgo):
             inSpeech = false
+            segmentSNR.dropLast(framesAgo)
+            recognizer.segmentNoise = segmentSNR.estimate
             // The hangover frames were fed too: the decoder saw the trailing silence.
             emit(Event(t: AudioFormat.seconds(sampleCount - framesAgo * AudioFormat.frameSamples), .speechEnd))
             try endUtterance()
         case .none:
+            if inSpeech && segmentSNR.levels.count % 10 == 0 { recognizer.segmentNoise = segmentSNR.estimate }
             if inSpeech && recognizer.utteranceStartSample != nil {
                 if let wake = try recognizer.process(frame) { reportEarly(wake) }
                 if recognizer.utteranceSeconds >= settings.maxUtterance { try restart() }
@@ -241,7 +255,7 @@ public final class Pipeline {
             // command they were matched to is chatter, not a command; say nothing.
             // So is a marginal wake phrase whose command is a word inside a longer sentence.
             let commandUnsure = result.words.contains { !GrammarGenerator.isPhoneWord($0) } && result.confidence < 0.5
-            if (commandUnsure || speechContinues(result)) && wake.score < settings.confidentWake { return }
+            if (commandUnsure || speechContinues(result)) && wake.quietScore < settings.confidentWake { return }
             noteReported(wake)
             stats.wakes += 1
             emit(Event(t: AudioFormat.seconds(wake.endSample), .wake(phrase: settings.wakePhrase, score: wake.score)))

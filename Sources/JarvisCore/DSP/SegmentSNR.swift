@@ -1,0 +1,86 @@
+/// Signal-to-noise ratio of one speech segment, from the band levels (dB) of its frames: the loud frames
+/// (90th percentile) against the quiet ones (10th percentile), and how steady those quiet ones are.
+///
+/// The quiet frames are the pauses between words, and the background just before the segment. Either can
+/// be the better witness: noise that starts with the speech (a fan switched on, a recording that begins
+/// mid-noise) is only in the pauses; a background that was there before the speech fills the lead-in, while
+/// a short segment may have few pauses. The lead-in joins the pauses when it is as loud as they are quiet.
+/// A value type: add one level per frame.
+public struct SegmentSNR: Sendable, Equatable {
+    /// Fewest frames for an estimate (nil below).
+    public var minFrames = 25
+    /// Most frames kept (the latest); 3000 frames of 20 ms are 60 s.
+    public var maxFrames = 3000
+    /// Background frames before the segment kept as its lead-in (50 frames of 20 ms are 1 s).
+    public var leadFrames = 50
+    /// How close (dB) the lead-in's median must be to the pauses' quiet level to count as the same background.
+    public var sameBackgroundDB = 3.0
+    /// Levels of the current segment.
+    public private(set) var levels: [Float] = []
+    /// Levels of the background before it.
+    public private(set) var lead: [Float] = []
+    private var background: [Float] = []
+
+    public init() {}
+
+    /// A frame outside speech (the background that the next segment's lead-in is taken from).
+    public mutating func addBackground(levelDB: Float) {
+        background.append(levelDB)
+        if background.count > 2 * leadFrames { background.removeFirst(background.count - leadFrames) }
+    }
+
+    /// Speech began: the last `leadFrames` of background become the lead-in of a new segment.
+    public mutating func startSegment() {
+        lead = Array(background.suffix(leadFrames))
+        background.removeAll(keepingCapacity: true)
+        levels.removeAll(keepingCapacity: true)
+    }
+
+    public mutating func add(levelDB: Float) {
+        levels.append(levelDB)
+        if levels.count > maxFrames { levels.removeFirst(levels.count - maxFrames) }
+    }
+
+    /// Forgets the last `count` frames (a hangover of trailing silence that is not part of the segment).
+    public mutating func dropLast(_ count: Int) {
+        levels.removeLast(min(count, levels.count))
+    }
+
+    public mutating func reset() {
+        levels.removeAll(keepingCapacity: true)
+        lead.removeAll(keepingCapacity: true)
+        background.removeAll(keepingCapacity: true)
+    }
+
+    /// What the levels say about the noise under the speech.
+    public struct Estimate: Sendable, Equatable {
+        /// Loud minus quiet level (dB).
+        public var snrDB: Double
+        /// The quiet level (dB, band energy as the VAD measures it).
+        public var noiseDB: Double
+        /// Spread of the quietest quarter of the frames (their 25th minus 5th percentile, dB): about 1 dB for
+        /// steady noise (fan, hiss, white or pink noise), several dB for silence between words or for babble.
+        public var floorSpreadDB: Double
+    }
+
+    /// nil with fewer than `minFrames` frames in the segment.
+    public var estimate: Estimate? {
+        guard levels.count >= max(1, minFrames) else { return nil }
+        let pauses = Self.estimate(levels)
+        // The lead-in counts when it is the same background as the pauses (within `sameBackgroundDB`), not
+        // the silence before a noise that started with the speech.
+        guard lead.count >= 10, abs(Self.percentile(lead.sorted(), 0.5) - pauses.noiseDB) <= sameBackgroundDB
+        else { return pauses }
+        return Self.estimate(lead + levels)
+    }
+
+    private static func percentile(_ sorted: [Float], _ p: Double) -> Double {
+        Double(sorted[min(sorted.count - 1, Int(p * Double(sorted.count - 1)))])
+    }
+
+    private static func estimate(_ levels: [Float]) -> Estimate {
+        let sorted = levels.sorted()
+        return Estimate(snrDB: percentile(sorted, 0.9) - percentile(sorted, 0.1), noiseDB: percentile(sorted, 0.1),
+                        floorSpreadDB: percentile(sorted, 0.25) - percentile(sorted, 0.05))
+    }
+}
