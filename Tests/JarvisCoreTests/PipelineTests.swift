@@ -278,3 +278,21 @@ extension PipelineTests {
         XCTAssertEqual(intents(try run("noisy_page_down.wav", settings: quietRules)), [])
     }
 }
+
+extension PipelineTests {
+    /// The language model's second opinion: a search in its words, starting within the first two words.
+    func testFreeTextCommandInTheLanguageModelsWords() throws {
+        let pipeline = try Pipeline(settings: PipelineSettings()) { _ in }
+        func query(_ text: String) -> String? {
+            pipeline.freeTextCommand(in: CommandSet.normalizeWords(text)).flatMap {
+                $0.name == "search" ? $0.slots["query"]?.description : "not a search: \($0.name)"
+            }
+        }
+        XCTAssertEqual(query("those search for football scores"), "football scores")
+        XCTAssertEqual(query("look up tomato soup"), "tomato soup")
+        XCTAssertEqual(query("please search the web for used cars"), "used cars")
+        XCTAssertNil(query("search for"), "no query")
+        XCTAssertNil(query("i really want to search for dogs"), "the command starts too late: a sentence")
+        XCTAssertNil(query("scroll down the page"), "no free text")
+    }
+}

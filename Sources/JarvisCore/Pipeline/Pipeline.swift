@@ -26,6 +26,11 @@ public struct PipelineSettings: Sendable, Equatable {
     public var minTrailingPhones = 4
     /// A search is only taken when the language model also heard the word before the query (see `interpret`).
     public var confirmFreeTextTrigger = true
+    /// When the grammar finds no command after a wake phrase, the language model's transcript is searched for
+    /// a command with free text ("search for …"; see `freeTextCommand`).
+    public var freeTextSecondOpinion = true
+    /// Words the language model may hear before such a command's first word.
+    public var freeTextLeadWords = 2
 
     public init() {}
 }
@@ -276,7 +281,7 @@ public final class Pipeline {
         let start = AudioFormat.seconds(result.commandStart ?? sampleCount)
         let end = AudioFormat.seconds(result.commandEnd ?? sampleCount)
         func freeText() throws(DecoderError) -> UtteranceRecognizer.FreeText {
-            guard let from = result.freeSpeechStart else { return .init(before: [], text: "") }
+            guard let from = result.freeSpeechStart ?? result.commandStart else { return .init(before: [], text: "") }
             // Measured on the dev set's searches: this window beats the whole rest of the utterance and the
             // whole utterance from the wake phrase on (clean 63 % vs 60 % and 57 %).
             let audioStart = max(history.startSample, (result.commandStart ?? from) - AudioFormat.samples(0.3))
@@ -289,10 +294,28 @@ public final class Pipeline {
             stats.rejections += 1
             emit(Event(t: t, .rejected(text: text, reason: reason)))
         }
+        // Speech after the wake phrase that the grammar did not take as a command may still be a search: the
+        // language model, which knows every word, heard "search for football scores" where the grammar heard
+        // "back" and phones. Its words are parsed with the same phrase patterns.
+        func rejectUnlessFreeText(_ text: String, _ reason: String) throws(DecoderError) {
+            guard settings.freeTextSecondOpinion, !commands.freeTextSlots.isEmpty else { return reject(text, reason) }
+            let free = try freeText()
+            let heard = free.before + CommandSet.normalizeWords(free.text)
+            guard let intent = freeTextCommand(in: heard) else { return reject(text, reason) }
+            emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
+                                          alternatives: [])))
+            perform(intent, confidence: result.confidence, at: t)
+        }
         if result.words.allSatisfy(GrammarGenerator.isPhoneWord) {
-            let heard = try freeText().text
-            emit(Event(t: t, .transcript(text: heard, confidence: 0, start: start, end: end, alternatives: [])))
-            return reject(heard, "not-a-command")
+            let free = try freeText()
+            let heard = free.before + CommandSet.normalizeWords(free.text)
+            if settings.freeTextSecondOpinion, let intent = freeTextCommand(in: heard) {
+                emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
+                                              alternatives: [])))
+                return perform(intent, confidence: result.confidence, at: t)
+            }
+            emit(Event(t: t, .transcript(text: free.text, confidence: 0, start: start, end: end, alternatives: [])))
+            return reject(free.text, "not-a-command")
         }
         let literal = result.words.filter { !GrammarGenerator.isPhoneWord($0) }
         // Phones after a complete command are speech before the next wake phrase, not part of it.
@@ -303,13 +326,13 @@ public final class Pipeline {
             parsed = commands.parse(Self.collapsePhoneWords(words))
         }
         guard var intent = parsed else {
-            return reject(literal.joined(separator: " "), "not-a-command")
+            return try rejectUnlessFreeText(literal.joined(separator: " "), "not-a-command")
         }
         if speechContinues(result) {
-            return reject(literal.joined(separator: " "), "speech-continues")
+            return try rejectUnlessFreeText(literal.joined(separator: " "), "speech-continues")
         }
         if result.confidence < 0.5 {
-            return reject(literal.joined(separator: " "), "low-confidence")
+            return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence")
         }
         if let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }) {
             let free = try freeText()
@@ -364,6 +387,24 @@ public final class Pipeline {
               let from = result.freeSpeechStart, let to = result.commandEnd else { return false }
         let trailingPhones = result.words.reversed().prefix(while: GrammarGenerator.isPhoneWord).count
         return trailingPhones >= settings.minTrailingPhones && AudioFormat.seconds(to - from) >= settings.maxTrailingSpeech
+    }
+
+    /// A command with free text (a search) in the language model's words: its literal words must start within
+    /// the first `freeTextLeadWords` words (a hesitation, a misheard "hey"), and at least one word must follow
+    /// them. The free text is all the words after them.
+    func freeTextCommand(in words: [String]) -> Intent? {
+        guard words.count >= 2 else { return nil }
+        for first in 0...min(settings.freeTextLeadWords, words.count - 2) {
+            for end in (first + 1)..<words.count {
+                guard var intent = commands.parse(Array(words[first..<end]) + ["\u{1}"]),
+                      let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }) else { continue }
+                let query = words[end...].joined(separator: " ")
+                intent.slots[slot] = .string(query)
+                intent.text = words[first...].joined(separator: " ")
+                return intent
+            }
+        }
+        return nil
     }
 
     /// One placeholder per run of phone-loop words, so a free-text slot matches the run.
