@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Build the noise set: the dev set's clean clips under more kinds of noise, commands and non-commands alike.
+
+The dev set puts noise under commands only (white 15 dB, babble 10 dB), and only while the voice speaks. An
+always-on tool must also stay silent when somebody says something else, or "hey jasmine", in that noise, and
+must work when the noise was there long before the speech (a fan). From the clean clips of a built dev set:
+  - commands under pink noise at 10 dB (the noise starts with the speech, as in the dev set: cond "pink10");
+  - commands under white noise at 15 dB that runs 3 s before and 1 s after the speech ("cwhite15");
+  - negatives and confusable phrases under white 15, babble 10, pink 10 (with the speech) and under white 15
+    and pink 10 that run throughout ("cwhite15", "cpink10").
+SNRs are against the active speech level, as devset.py measures them; its noise and babble are imported.
+Usage: make-noise-set.py [OUTDIR] [--devset DIR] [--devset-py PATH]   (defaults /tmp/jarvis-noise, /tmp/jarvis-devset)
+Needs: numpy, a built dev set, and the devset's TTS packages (for the babble).
+"""
+import argparse, importlib.util, json, os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SR = 16000
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out", nargs="?", default="/tmp/jarvis-noise")
+    ap.add_argument("--devset", default="/tmp/jarvis-devset")
+    ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
+    a = ap.parse_args()
+    spec = importlib.util.spec_from_file_location("devset", a.devset_py)
+    D = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(D)
+    np = D.np
+    os.makedirs(a.out, exist_ok=True)
+    D.BABBLE = D.make_babble(os.path.join(a.out, "_tmp.wav"))
+    rng = np.random.default_rng(20261124)
+
+    def noise(kind, n):
+        return rng.standard_normal(n) if kind == "white" else D.pink(n, rng)
+
+    def with_speech(x, cond):
+        """Noise only while the clip lasts (devset.py's way)."""
+        if cond.startswith("pink"):
+            return x + noise("pink", len(x)) * D.speech_rms(x) / 10 ** (float(cond[4:]) / 20)
+        return D.condition(x, cond, rng)
+
+    def throughout(x, cond):
+        """Noise from 3 s before the speech to 1 s after it (a fan that was already running)."""
+        kind, snr = ("white", 15.0) if cond == "cwhite15" else ("pink", 10.0)
+        bed = noise(kind, len(x) + 4 * SR) * D.speech_rms(x) / 10 ** (snr / 20)
+        bed[3 * SR:3 * SR + len(x)] += x
+        return bed
+
+    with open(os.path.join(a.devset, "manifest.jsonl")) as f, open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
+        for line in f:
+            d = json.loads(line)
+            if d["cond"] != "clean" or d["kind"] not in ("command", "negative", "confusable"):
+                continue
+            x = D.read(d["file"])[SR:-SR]   # the clip without devset.py's 1 s pads
+            if d["kind"] == "command":
+                conds = ["pink10", "cwhite15"]
+            else:
+                conds = ["white15", "babble10", "pink10", "cwhite15", "cpink10"]
+            for cond in conds:
+                y = throughout(x, cond) if cond.startswith("c") else D.pad(with_speech(x, cond), rng=rng)
+                name = os.path.basename(d["file"]).replace("_clean", "").replace(".wav", "") + f"_{cond}.wav"
+                path = os.path.join(a.out, name)
+                D.write(path, y)
+                man.write(json.dumps(dict(d, file=path, cond=cond)) + "\n")
+    os.remove(os.path.join(a.out, "_tmp.wav"))
+    print(f"wrote {a.out}/manifest.jsonl")
+
+
+if __name__ == "__main__":
+    main()
