@@ -296,3 +296,19 @@ extension PipelineTests {
         XCTAssertNil(query("scroll down the page"), "no free text")
     }
 }
+
+extension PipelineTests {
+    /// "tell me a joke": the grammar fits "show me gmail" (confidence about 0.5); the language model heard
+    /// "just tell me a joke", with none of the command's own words, so it is rejected. Without the check the
+    /// same audio opens gmail.
+    func testUnsureCommandTheLanguageModelDidNotHearIsRejected() throws {
+        let events = try run("tell_me_a_joke.wav")
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events), [])
+        let reasons = events.compactMap { if case .rejected(_, let reason) = $0.kind { return reason } else { return nil } }
+        XCTAssertEqual(reasons, ["not-heard-as-command"])
+        var unchecked = PipelineSettings()
+        unchecked.languageModelCheckBelow = 0
+        XCTAssertEqual(intents(try run("tell_me_a_joke.wav", settings: unchecked)).map(\.name), ["navigate"])
+    }
+}

@@ -31,6 +31,13 @@ public struct PipelineSettings: Sendable, Equatable {
     public var freeTextSecondOpinion = true
     /// Words the language model may hear before such a command's first word.
     public var freeTextLeadWords = 2
+    /// A command (without free text) whose confidence is below this, in a clean segment (SNR at or above
+    /// the recogniser's `cleanSNR`), is only taken when the language model heard one of its words other than
+    /// `carrierWords`. Measured: non-commands rejected 86 → 92.7 %, clean intents 82.6 → 81.7 %; in noise the
+    /// language model mishears real commands (it cost 5 points of babble intents), so noisy segments skip it.
+    public var languageModelCheckBelow = 0.9
+    /// Words many commands share, which prove nothing ("open the window" is not "open twitter").
+    public var carrierWords: Set<String> = ["please", "the", "a", "to", "go", "open", "me"]
 
     public init() {}
 }
@@ -102,6 +109,13 @@ public final class Pipeline {
     }
 
     var now: Double { AudioFormat.seconds(sampleCount) }
+
+    /// Whether the current (or last) speech segment is clean: its SNR at or above the recogniser's `cleanSNR`,
+    /// or unknown (VAD off).
+    private var segmentIsClean: Bool {
+        guard let noise = segmentSNR.estimate else { return true }
+        return noise.snrDB >= settings.recognizer.cleanSNR
+    }
 
     /// Whether the language model (search text) is loaded now.
     public var languageModelLoaded: Bool { recognizer.languageModelLoaded }
@@ -333,6 +347,20 @@ public final class Pipeline {
         }
         if result.confidence < 0.5 {
             return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence")
+        }
+        // An unsure command in clean audio needs the language model, which knows every word, to have heard
+        // one of its words: the grammar fits "take a picture of the sunset" to "last tab" with confidence 0.8.
+        if result.confidence < settings.languageModelCheckBelow, segmentIsClean,
+           commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) {
+            let free = try freeText()
+            let heard = free.before + CommandSet.normalizeWords(free.text)
+            let content = literal.filter { !settings.carrierWords.contains($0) }
+            var agrees = false
+            for word in content.isEmpty ? literal : content where try recognizer.heard(word, in: heard) {
+                agrees = true
+                break
+            }
+            if !agrees { return reject(literal.joined(separator: " "), "not-heard-as-command") }
         }
         if let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }) {
             let free = try freeText()
