@@ -225,14 +225,21 @@ extension PipelineTests {
     /// "set a timer for ten minutes": the grammar hears "search for", the language model does not hear "for"
     /// before the query, so it is rejected. Without the check the same audio opens a search.
     func testSearchWhoseTriggerTheLanguageModelDidNotHearIsRejected() throws {
-        let events = try run("set_timer.wav")
-        XCTAssertEqual(count(events, "wake"), 1)
-        XCTAssertEqual(intents(events), [])
-        let reasons = events.compactMap { if case .rejected(_, let reason) = $0.kind { return reason } else { return nil } }
-        XCTAssertEqual(reasons, ["not-a-command"])
         var unchecked = PipelineSettings()
         unchecked.confirmFreeTextTrigger = false
-        XCTAssertEqual(intents(try run("set_timer.wav", settings: unchecked)).map(\.name), ["search"])
+        try assertCheckRejects("set_timer.wav", reason: "not-a-command", unchecked: unchecked, otherwise: "search")
+    }
+
+    /// `fixture` gives a wake and one rejection for `reason`, no intent; with the check off (`unchecked`) the
+    /// same audio gives the intent `otherwise`: the check does the work.
+    func assertCheckRejects(_ fixture: String, reason: String, unchecked: PipelineSettings, otherwise: String,
+                            file: StaticString = #filePath, line: UInt = #line) throws {
+        let events = try run(fixture)
+        XCTAssertEqual(count(events, "wake"), 1, file: file, line: line)
+        XCTAssertEqual(intents(events), [], file: file, line: line)
+        let reasons = events.compactMap { if case .rejected(_, let reason) = $0.kind { return reason } else { return nil } }
+        XCTAssertEqual(reasons, [reason], file: file, line: line)
+        XCTAssertEqual(intents(try run(fixture, settings: unchecked)).map(\.name), [otherwise], file: file, line: line)
     }
 
     func testTriggerWordsMatchBySpellingOrPronunciation() throws {
@@ -302,13 +309,9 @@ extension PipelineTests {
     /// "just tell me a joke", with none of the command's own words, so it is rejected. Without the check the
     /// same audio opens gmail.
     func testUnsureCommandTheLanguageModelDidNotHearIsRejected() throws {
-        let events = try run("tell_me_a_joke.wav")
-        XCTAssertEqual(count(events, "wake"), 1)
-        XCTAssertEqual(intents(events), [])
-        let reasons = events.compactMap { if case .rejected(_, let reason) = $0.kind { return reason } else { return nil } }
-        XCTAssertEqual(reasons, ["not-heard-as-command"])
         var unchecked = PipelineSettings()
         unchecked.languageModelCheckBelow = 0
-        XCTAssertEqual(intents(try run("tell_me_a_joke.wav", settings: unchecked)).map(\.name), ["navigate"])
+        try assertCheckRejects("tell_me_a_joke.wav", reason: "not-heard-as-command", unchecked: unchecked,
+                               otherwise: "navigate")
     }
 }
