@@ -311,23 +311,23 @@ public final class Pipeline {
         // Speech after the wake phrase that the grammar did not take as a command may still be a search: the
         // language model, which knows every word, heard "search for football scores" where the grammar heard
         // "back" and phones. Its words are parsed with the same phrase patterns.
-        func rejectUnlessFreeText(_ text: String, _ reason: String) throws(DecoderError) {
-            guard settings.freeTextSecondOpinion, !commands.freeTextSlots.isEmpty else { return reject(text, reason) }
-            let free = try freeText()
-            let heard = free.before + CommandSet.normalizeWords(free.text)
-            guard let intent = freeTextCommand(in: heard) else { return reject(text, reason) }
+        func tookFreeTextCommand(_ free: UtteranceRecognizer.FreeText) -> Bool {
+            guard settings.freeTextSecondOpinion,
+                  let intent = freeTextCommand(in: free.before + CommandSet.normalizeWords(free.text)) else { return false }
             emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
                                           alternatives: [])))
             perform(intent, confidence: result.confidence, at: t)
+            return true
+        }
+        func rejectUnlessFreeText(_ text: String, _ reason: String) throws(DecoderError) {
+            if settings.freeTextSecondOpinion, !commands.freeTextSlots.isEmpty, tookFreeTextCommand(try freeText()) {
+                return
+            }
+            reject(text, reason)
         }
         if result.words.allSatisfy(GrammarGenerator.isPhoneWord) {
             let free = try freeText()
-            let heard = free.before + CommandSet.normalizeWords(free.text)
-            if settings.freeTextSecondOpinion, let intent = freeTextCommand(in: heard) {
-                emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
-                                              alternatives: [])))
-                return perform(intent, confidence: result.confidence, at: t)
-            }
+            if tookFreeTextCommand(free) { return }
             emit(Event(t: t, .transcript(text: free.text, confidence: 0, start: start, end: end, alternatives: [])))
             return reject(free.text, "not-a-command")
         }
@@ -424,7 +424,7 @@ public final class Pipeline {
         guard words.count >= 2 else { return nil }
         for first in 0...min(settings.freeTextLeadWords, words.count - 2) {
             for end in (first + 1)..<words.count {
-                guard var intent = commands.parse(Array(words[first..<end]) + ["\u{1}"]),
+                guard var intent = commands.parse(Array(words[first..<end]) + [Self.freeSpeech]),
                       let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }) else { continue }
                 let query = words[end...].joined(separator: " ")
                 intent.slots[slot] = .string(query)
@@ -435,12 +435,15 @@ public final class Pipeline {
         return nil
     }
 
+    /// The placeholder that stands for a run of free speech (phone-loop words) when words are parsed.
+    static let freeSpeech = "\u{1}"
+
     /// One placeholder per run of phone-loop words, so a free-text slot matches the run.
     static func collapsePhoneWords(_ words: [String]) -> [String] {
         var out: [String] = []
         for w in words {
             if GrammarGenerator.isPhoneWord(w) {
-                if out.last != "\u{1}" { out.append("\u{1}") }
+                if out.last != Self.freeSpeech { out.append(Self.freeSpeech) }
             } else {
                 out.append(w)
             }
