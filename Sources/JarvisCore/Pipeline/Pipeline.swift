@@ -110,13 +110,6 @@ public final class Pipeline {
 
     var now: Double { AudioFormat.seconds(sampleCount) }
 
-    /// Whether the current (or last) speech segment is clean: its SNR at or above the recogniser's `cleanSNR`,
-    /// or unknown (VAD off).
-    private var segmentIsClean: Bool {
-        guard let noise = segmentSNR.estimate else { return true }
-        return noise.snrDB >= settings.recognizer.cleanSNR
-    }
-
     /// Whether the language model (search text) is loaded now.
     public var languageModelLoaded: Bool { recognizer.languageModelLoaded }
 
@@ -205,6 +198,7 @@ public final class Pipeline {
             emit(Event(t: AudioFormat.seconds(sampleCount - framesAgo * AudioFormat.frameSamples), .speechEnd))
             try endUtterance()
         case .none:
+            // Every 10 frames (200 ms): the live wake check reads it; a sort of at most 3000 levels.
             if inSpeech && segmentSNR.levels.count % 10 == 0 { recognizer.segmentNoise = segmentSNR.estimate }
             if inSpeech && recognizer.utteranceStartSample != nil {
                 if let wake = try recognizer.process(frame) { reportEarly(wake) }
@@ -350,7 +344,7 @@ public final class Pipeline {
         }
         // An unsure command in clean audio needs the language model, which knows every word, to have heard
         // one of its words: the grammar fits "take a picture of the sunset" to "last tab" with confidence 0.8.
-        if result.confidence < settings.languageModelCheckBelow, segmentIsClean,
+        if result.confidence < settings.languageModelCheckBelow, recognizer.segmentIsClean,
            commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) {
             let free = try freeText()
             let heard = free.before + CommandSet.normalizeWords(free.text)

@@ -208,6 +208,12 @@ public final class UtteranceRecognizer {
         return min(1, max(0, level)) * min(1, max(0, steady))
     }
 
+    /// Whether the segment is clean: its SNR at or above `cleanSNR`, or unknown (VAD off).
+    public var segmentIsClean: Bool {
+        guard let noise = segmentNoise else { return true }
+        return noise.snrDB >= settings.cleanSNR
+    }
+
     private var noiseDescription: String {
         segmentNoise.map { String(format: "SNR %.1f dB, floor spread %.1f dB", $0.snrDB, $0.floorSpreadDB) } ?? "SNR unknown"
     }
@@ -417,7 +423,7 @@ public final class UtteranceRecognizer {
             }
             decoded = lower..<min(fed.count, upper)
         }
-        if settings.denoiseSteadyNoise, let noise = segmentNoise, noise.snrDB < settings.cleanSNR,
+        if settings.denoiseSteadyNoise, !segmentIsClean, let noise = segmentNoise,
            noise.floorSpreadDB <= settings.steadySpread {
             // Steady noise (hiss, fan) under the speech: the second pass and its verification hear it reduced.
             let denoiser = self.denoiser ?? SpectralDenoiser()
