@@ -57,6 +57,33 @@ static inline int jarvis_ps_set_graph(ps_decoder_t *ps, const char *name, int n_
     return status;
 }
 
+/// Adds search `name` over an interpolation of the language models at `base_path` and `extra_path` (the
+/// latter with weight `extra_weight`, 0–1), switched to the base model alone (`jarvis_lm_mix`). Returns the
+/// model set, of which the caller owns one reference (ngram_model_free), or NULL on failure.
+static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char *name, const char *base_path,
+                                                    const char *extra_path, float extra_weight) {
+    ngram_model_t *base = ngram_model_read(ps_get_config(ps), base_path, NGRAM_AUTO, ps_get_logmath(ps));
+    if (base == NULL) return NULL;
+    ngram_model_t *extra = ngram_model_read(ps_get_config(ps), extra_path, NGRAM_AUTO, ps_get_logmath(ps));
+    if (extra == NULL) { ngram_model_free(base); return NULL; }
+    ngram_model_t *models[2] = {base, extra};
+    char *names[2] = {"base", "extra"};
+    float32 weights[2] = {1.0f - extra_weight, extra_weight};
+    ngram_model_t *set = ngram_model_set_init(ps_get_config(ps), models, names, weights, 2);
+    ngram_model_free(base);   /* the set holds its own references */
+    ngram_model_free(extra);
+    if (set == NULL) return NULL;
+    ngram_model_set_select(set, "base");
+    if (ps_set_lm(ps, name, set) < 0) { ngram_model_free(set); return NULL; }
+    return set;
+}
+
+/// Switches a set made by jarvis_ps_set_mixed_lm between its base model alone (mix 0) and the interpolation.
+static inline void jarvis_lm_mix(ngram_model_t *set, int mix) {
+    if (mix) ngram_model_set_interp(set, NULL, NULL);
+    else ngram_model_set_select(set, "base");
+}
+
 /// Length of the decoder's cepstral vectors (13 for en-us).
 static inline int jarvis_ps_ceplen(ps_decoder_t *ps) {
     return feat_cepsize(ps_get_feat(ps));

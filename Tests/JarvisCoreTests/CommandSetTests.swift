@@ -115,3 +115,35 @@ final class CommandSetTests: XCTestCase {
         XCTAssertTrue(d.text.contains("ph_aa AA"))
     }
 }
+
+final class CommandLeadModelTests: XCTestCase {
+    func testLeadsAreTheWordsBeforeFreeText() {
+        let model = CommandLeadModel(commands: .builtin(), wakeWords: ["hey", "jarvis"])
+        let leads = Set(model.leads.map { $0.joined(separator: " ") })
+        for lead in ["search for", "look up", "google", "please search for", "search the web for",
+                     "jarvis search for", "hey jarvis look up"] {
+            XCTAssertTrue(leads.contains(lead), lead)
+        }
+        XCTAssertFalse(leads.contains { $0.contains("scroll") || $0.contains("open") }, "commands without free text")
+        XCTAssertFalse(leads.contains(""))
+    }
+
+    func testArpaPutsTheMassOnLeadsFromTheSentenceStart() {
+        let arpa = CommandLeadModel(commands: .builtin()).arpa()
+        let lines = arpa.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(lines.first, "\\data\\")
+        XCTAssertEqual(lines.last(where: { !$0.isEmpty }), "\\end\\")
+        // Unigrams are floored: after the lead, the general model alone predicts the query.
+        XCTAssertTrue(lines.contains { $0.hasPrefix("-7") && $0.hasSuffix(" for") })
+        XCTAssertTrue(lines.contains { $0.hasSuffix(" <s> search") })
+        XCTAssertFalse(lines.contains { $0.hasSuffix(" for google") }, "no bigram leaves a lead's last word")
+        // The counts in the header match the sections.
+        let unigrams = lines.drop(while: { $0 != "\\1-grams:" }).dropFirst().prefix(while: { !$0.isEmpty })
+        XCTAssertTrue(lines.contains("ngram 1=\(unigrams.count)"))
+    }
+
+    func testNoLeadsWithoutFreeTextCommands() throws {
+        let set = CommandSet(slots: [:], commands: [try CommandDefinition(intent: "click", patterns: ["click"])])
+        XCTAssertTrue(CommandLeadModel(commands: set).isEmpty)
+    }
+}

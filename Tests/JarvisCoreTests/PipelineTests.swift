@@ -315,3 +315,19 @@ extension PipelineTests {
                                otherwise: "navigate")
     }
 }
+
+extension PipelineTests {
+    /// The general language model hears "starch were trained times to boston": no "for", so not a search.
+    /// Expecting a command's lead (`CommandLeadModel`) it hears "search for train times to boston", and the
+    /// search is taken with its query. Without the lead model the same audio is rejected.
+    func testSearchHeardByTheLanguageModelExpectingALead() throws {
+        let heard = try run("search_train_times.wav")
+        XCTAssertEqual(intents(heard).map(\.name), ["search"])
+        XCTAssertEqual(intents(heard).first?.slots["query"], .string("train times to boston"))
+        var withoutLeads = PipelineSettings()
+        withoutLeads.recognizer.commandLeadWeight = 0
+        let plain = try run("search_train_times.wav", settings: withoutLeads)
+        XCTAssertEqual(intents(plain), [])
+        XCTAssertEqual(count(plain, "rejected"), 1)
+    }
+}

@@ -26,6 +26,9 @@ public struct Hypothesis: Equatable, Sendable {
     public let text: String
     public let score: Int32
     public let words: [RecognizedWord]
+    /// Sum of the segments' acoustic scores, in PocketSphinx's log base (compare two paths over the same audio
+    /// with `PocketSphinxDecoder.naturalLog`).
+    public var acousticScore: Int32 = 0
 }
 
 /// Owns one `ps_decoder_t`. Feed 16 kHz Int16 audio; switch between named searches (grammar, LM, keyphrase).
@@ -34,6 +37,8 @@ public final class PocketSphinxDecoder {
     /// 10 ms feature frames per second.
     public static let framesPerSecond = 100
     private var inUtterance = false
+    /// Language-model sets made by `addMixedLanguageModel` (one reference each, freed in deinit).
+    private var mixedModels: [String: OpaquePointer] = [:]
 
     /// - Parameters:
     ///   - model: the acoustic model folder (holds `en-us/` or is the model itself, plus a dictionary).
@@ -67,6 +72,7 @@ public final class PocketSphinxDecoder {
     deinit {
         if inUtterance { ps_end_utt(ps) }
         ps_free(ps)
+        for set in mixedModels.values { ngram_model_free(set) }
     }
 
     private func check(_ status: Int32, _ operation: String, _ detail: String = "") throws(DecoderError) {
@@ -92,6 +98,22 @@ public final class PocketSphinxDecoder {
 
     public func addLanguageModel(name: String, path: String) throws(DecoderError) {
         try check(ps_set_lm_file(ps, name, path), "language model '\(name)'", path)
+    }
+
+    /// Adds search `name` over the language model at `path` interpolated with the one at `extraPath` (which
+    /// gets `weight`, 0–1, of the probability), at first on the model at `path` alone; `mixLanguageModel`
+    /// switches between the two.
+    public func addMixedLanguageModel(name: String, path: String, extraPath: String, weight: Float) throws(DecoderError) {
+        guard let set = jarvis_ps_set_mixed_lm(ps, name, path, extraPath, weight) else {
+            throw DecoderError(operation: "mixed language model '\(name)'", status: -1, detail: "\(path) + \(extraPath)")
+        }
+        if let old = mixedModels[name] { ngram_model_free(old) }
+        mixedModels[name] = set
+    }
+
+    /// Whether search `name` (from `addMixedLanguageModel`) uses the interpolation or its main model alone.
+    public func mixLanguageModel(_ name: String, _ mix: Bool) {
+        if let set = mixedModels[name] { jarvis_lm_mix(set, mix ? 1 : 0) }
     }
 
     public func useSearch(_ name: String) throws(DecoderError) {
@@ -140,14 +162,17 @@ public final class PocketSphinxDecoder {
         let text = String(cString: cText)
         var words: [RecognizedWord] = []
         var seg = ps_seg_iter(ps)
+        var acoustic: Int32 = 0
         while let s = seg {
-            var sf: Int32 = 0, ef: Int32 = 0
+            var sf: Int32 = 0, ef: Int32 = 0, ascr: Int32 = 0, lscr: Int32 = 0, lback: Int32 = 0
             ps_seg_frames(s, &sf, &ef)
+            _ = ps_seg_prob(s, &ascr, &lscr, &lback)
+            acoustic &+= ascr
             words.append(RecognizedWord(word: Self.baseWord(String(cString: ps_seg_word(s))), startFrame: Int(sf),
                                         endFrame: Int(ef)))
             seg = ps_seg_next(s)
         }
-        return Hypothesis(text: text, score: score, words: words)
+        return Hypothesis(text: text, score: score, words: words, acousticScore: acoustic)
     }
 
     /// Whether the current best hypothesis holds `fragment` (cheap: no word segmentation).

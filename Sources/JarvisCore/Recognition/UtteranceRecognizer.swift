@@ -76,6 +76,9 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// After a restart the second pass always covers the re-fed overlap and this much after it (s): a wake
     /// phrase across the seam and its command are decoded even if the live decoder missed them.
     public var afterReplayWindow = 1.0
+    /// Share (0–1) of the `CommandLeadModel` ("search for", "look up" …) in the language model that
+    /// transcribes a search's query; 0 transcribes it with the general model alone.
+    public var commandLeadWeight: Float = 0.5
 
     public init() {}
 }
@@ -458,19 +461,23 @@ public final class UtteranceRecognizer {
             result.spanEnd = utteranceStart + fed.count
             return [result]
         }
-        let wakeEnds = wakeEndIndices(in: words)
-        var results: [UtteranceResult] = []
-        for (n, wakeEnd) in wakeEnds.enumerated() {
-            let wakeFirst = wakeEnd - wakeWords.count + 1
-            let nextWake = n + 1 < wakeEnds.count ? wakeEnds[n + 1] - wakeWords.count + 1 : words.count
-            // The name carries the evidence ("hey" is shared with "hey davis"): verify the last word alone.
+        // The name carries the evidence ("hey" is shared with "hey davis"): verify the last word alone. A wake
+        // phrase that fails verification does not end the command before it: the grammar also fits "hey
+        // jarvis double click" to the end of "search for train times to boston".
+        var wakes: [(end: Int, span: UtteranceResult.WakeSpan)] = []
+        for wakeEnd in wakeEndIndices(in: words) {
             let name = words[wakeEnd]
             let margin = try verify([name.word], fromFrame: name.startFrame, toFrame: name.endFrame)
             let score = Self.score(margin, threshold: wakeThreshold)
             guard score >= 0.5 else { continue }
-            let wake = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
-                                                endSample: sample(words[wakeEnd].endFrame + 1), score: score,
-                                                quietScore: Self.score(margin, threshold: settings.wakeThreshold))
+            let wakeFirst = wakeEnd - wakeWords.count + 1
+            wakes.append((wakeEnd, .init(startSample: sample(words[wakeFirst].startFrame),
+                                         endSample: sample(words[wakeEnd].endFrame + 1), score: score,
+                                         quietScore: Self.score(margin, threshold: settings.wakeThreshold))))
+        }
+        var results: [UtteranceResult] = []
+        for (n, (wakeEnd, wake)) in wakes.enumerated() {
+            let nextWake = n + 1 < wakes.count ? wakes[n + 1].end - wakeWords.count + 1 : words.count
             var result = try interpret(words[(wakeEnd + 1)..<nextWake], wake: wake)
             result.spanEnd = nextWake < words.count ? sample(words[nextWake].startFrame) : utteranceStart + fed.count
             results.append(result)
@@ -561,17 +568,24 @@ public final class UtteranceRecognizer {
     /// Language-model decode of `audio` (16 kHz, starting at absolute sample `startSample`), split at absolute
     /// sample `fromSample` (lower case, fillers removed). Decoding the whole command (not only the free text)
     /// gives the cepstral mean normalisation enough audio, and says what the language model heard before it.
-    public func transcribeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int) throws(DecoderError) -> FreeText {
+    /// With `expectingLead`, the language model expects a command's lead ("search for") at the start
+    /// (`CommandLeadModel`): for the query of speech already known to be a search.
+    public func transcribeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int,
+                                   expectingLead: Bool = false) throws(DecoderError) -> FreeText {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return FreeText(before: [], text: "") }
-        guard let hyp = try languageModelDecoder().decodeUtterance(audio[...]) else { return FreeText(before: [], text: "") }
+        let decoder = try languageModelDecoder()
+        decoder.mixLanguageModel("lm", expectingLead)
+        guard let hyp = try decoder.decodeUtterance(audio[...], search: "lm") else { return FreeText(before: [], text: "") }
         // A word counts when most of it lies after `fromSample` (10 ms frames; 50 ms tolerance).
         let fromFrame = (fromSample - startSample) / Self.samplesPerFrame - 5
         let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
         let isFree = { (w: RecognizedWord) in (w.startFrame + w.endFrame) / 2 >= fromFrame }
         let result = FreeText(before: words.filter { !isFree($0) }.map { $0.word.lowercased() },
-                              text: words.filter(isFree).map(\.word).joined(separator: " ").lowercased())
+                              text: words.filter(isFree).map(\.word).joined(separator: " ").lowercased(),
+                              acousticScore: decoder.naturalLog(hyp.acousticScore),
+                              frames: audio.count / Self.samplesPerFrame)
         if Self.tracing {
-            FileHandle.standardError.write(Data("free text: before \(result.before) text '\(result.text)'\n".utf8))
+            FileHandle.standardError.write(Data("free text\(expectingLead ? " (expecting a lead)" : ""): before \(result.before) text '\(result.text)' acoustic \(result.acousticScore / Double(max(1, result.frames))) per frame\n".utf8))
         }
         return result
     }
@@ -582,6 +596,10 @@ public final class UtteranceRecognizer {
         public var before: [String]
         /// The free text.
         public var text: String
+        /// Acoustic score of the whole decoded path (natural log), for comparing two decodes of the same audio.
+        public var acousticScore: Double = 0
+        /// Length of the decoded audio (10 ms frames).
+        public var frames: Int = 0
     }
 
     /// Whether the language model heard `word` (spelt so, or a word pronounced the same: "four" for "for")
@@ -603,7 +621,21 @@ public final class UtteranceRecognizer {
         var model = settings.model
         model.dictionary = dictPath
         let d = try PocketSphinxDecoder(model: model, extraArguments: [("-cmn", "batch")])
-        try d.addLanguageModel(name: "lm", path: settings.model.languageModel)
+        let leads = CommandLeadModel(commands: commands, wakeWords: wakeWords)
+        if leads.isEmpty || settings.commandLeadWeight <= 0 {
+            try d.addLanguageModel(name: "lm", path: settings.model.languageModel)
+        } else {
+            // One search over both models, switched per decode: a second search would build its own lexicon
+            // tree over the whole vocabulary (about a second of CPU per load).
+            let path = FileManager.default.temporaryDirectory
+                .appendingPathComponent("jarvis-leads-\(getpid())-\(UUID().uuidString).arpa").path
+            do { try leads.arpa().write(toFile: path, atomically: false, encoding: .utf8) } catch {
+                throw DecoderError(operation: "write lead model", status: -1, detail: path)
+            }
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try d.addMixedLanguageModel(name: "lm", path: settings.model.languageModel, extraPath: path,
+                                        weight: settings.commandLeadWeight)
+        }
         try d.useSearch("lm")
         textDecoder = d
         return d

@@ -1,0 +1,62 @@
+import Foundation
+
+/// A small bigram language model (ARPA text) of the words that lead into free text: "search for", "look
+/// up", "please google", optionally after the wake phrase's name. Interpolated with the general language
+/// model it makes the decoder expect "search for" at the start of a search, so the general model's words
+/// are spent on the query instead of on a misheard lead ("sartre", "so it or"). Generated from the command
+/// set, like the grammar: one source of truth.
+public struct CommandLeadModel: Equatable, Sendable {
+    /// The word sequences that lead into a free-text slot, without sentence marks.
+    public let leads: [[String]]
+
+    /// `wakeWords` ("hey", "jarvis") may come before a lead, whole or only the name: the audio given to the
+    /// language model starts a little before the command.
+    public init(commands: CommandSet, wakeWords: [String] = []) {
+        let free = commands.freeTextSlots
+        var leads = Set<[String]>()
+        for command in commands.commands {
+            for pattern in command.patterns {
+                for expansion in pattern.expansions() ?? [] {
+                    guard let slot = expansion.firstIndex(where: { token in
+                        free.contains { "<\($0)>" == token }
+                    }), slot > 0, !expansion[..<slot].contains(where: { $0.hasPrefix("<") }) else { continue }
+                    let lead = Array(expansion[..<slot])
+                    leads.insert(lead)
+                    if let name = wakeWords.last { leads.insert([name] + lead) }
+                    if wakeWords.count > 1 { leads.insert(wakeWords + lead) }
+                }
+            }
+        }
+        self.leads = leads.sorted { $0.joined(separator: " ") < $1.joined(separator: " ") }
+    }
+
+    /// Whether there is any lead (a command set without free text has none).
+    public var isEmpty: Bool { leads.isEmpty }
+
+    /// The model in ARPA format. Its probability lies in the bigrams from the sentence start through each lead
+    /// (maximum likelihood); every other word gets `floor` (log10), so within and after the query, where a
+    /// history is unknown here, the general model alone speaks: a high unigram for "jarvis" or "for" would
+    /// put them into queries ("search for jarvis").
+    public func arpa(floor: Double = -7) -> String {
+        var words = Set(["</s>"])
+        var bigram: [String: [String: Int]] = [:]
+        for lead in leads {
+            words.formUnion(lead)
+            let sentence = ["<s>"] + lead
+            for (a, b) in zip(sentence, sentence.dropFirst()) { bigram[a, default: [:]][b, default: 0] += 1 }
+        }
+        var lines = ["\\data\\", "ngram 1=\(words.count + 1)", "ngram 2=\(bigram.values.reduce(0) { $0 + $1.count })", "",
+                     "\\1-grams:", "-99 <s> 0"]
+        for w in words.sorted() { lines.append("\(floor) \(w)" + (bigram[w] != nil ? " 0" : "")) }
+        lines += ["", "\\2-grams:"]
+        for history in bigram.keys.sorted() {
+            let next = bigram[history]!
+            let n = Double(next.values.reduce(0, +))
+            for w in next.keys.sorted() {
+                lines.append(String(format: "%.4f", log10(Double(next[w]!) / n)) + " \(history) \(w)")
+            }
+        }
+        lines += ["", "\\end\\", ""]
+        return lines.joined(separator: "\n")
+    }
+}
