@@ -331,3 +331,18 @@ extension PipelineTests {
         XCTAssertEqual(count(plain, "rejected"), 1)
     }
 }
+
+extension PipelineTests {
+    /// The language model's decoder gets its most probable words, and the commands' words whatever their rank.
+    func testLanguageModelVocabularyKeepsTheMostProbableWords() throws {
+        let path = ModelPaths.debianDefault.languageModel
+        let all = try PocketSphinxDecoder.languageModelVocabulary(path: path)
+        let top = try PocketSphinxDecoder.languageModelVocabulary(path: path, limit: 1000, keeping: ["youtube", "notaword"])
+        XCTAssertGreaterThan(all.count, 50_000)
+        XCTAssertTrue(top.isSubset(of: all))
+        for common in ["the", "for", "time", "people"] { XCTAssertTrue(top.contains(common), common) }
+        XCTAssertTrue(all.contains("youtube") == top.contains("youtube"), "kept whatever its rank")
+        XCTAssertFalse(top.contains("notaword"), "only words the model knows")
+        XCTAssertEqual(top.subtracting(["youtube"]).count, 1000)
+    }
+}

@@ -268,8 +268,10 @@ public final class CepstralMeanTracker {
 
 /// Where the acoustic model, dictionary and language models live.
 extension PocketSphinxDecoder {
-    /// The words of an n-gram language model (its unigrams), read with sphinxbase.
-    public static func languageModelVocabulary(path: String) throws(DecoderError) -> Set<String> {
+    /// The words of an n-gram language model (its unigrams), read with sphinxbase; with `limit`, only that
+    /// many of the most probable ones (by unigram probability), plus those of `keeping` it knows.
+    public static func languageModelVocabulary(path: String, limit: Int? = nil,
+                                               keeping: Set<String> = []) throws(DecoderError) -> Set<String> {
         guard let logmath = logmath_init(1.0001, 0, 0) else {
             throw DecoderError(operation: "language model", status: -1, detail: "logmath_init failed")
         }
@@ -279,11 +281,17 @@ extension PocketSphinxDecoder {
         }
         defer { _ = ngram_model_free(lm) }
         let unigrams = Int(ngram_model_get_counts(lm)[0])
-        var words = Set<String>(minimumCapacity: unigrams)
+        var words: [(word: String, logProbability: Int32)] = []
+        words.reserveCapacity(unigrams)
         for id in 0..<unigrams {
-            if let w = ngram_word(lm, Int32(id)) { words.insert(String(cString: w)) }
+            guard let w = ngram_word(lm, Int32(id)) else { continue }
+            var used: Int32 = 0
+            let score = limit == nil ? 0 : ngram_ng_score(lm, Int32(id), nil, 0, &used)
+            words.append((String(cString: w), score))
         }
-        return words
+        guard let limit, limit < words.count else { return Set(words.map(\.word)) }
+        words.sort { $0.logProbability > $1.logProbability }
+        return Set(words.prefix(limit).map(\.word)).union(words.dropFirst(limit).map(\.word).filter(keeping.contains))
     }
 }
 

@@ -79,6 +79,10 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// Share (0–1) of the `CommandLeadModel` ("search for", "look up" …) in the language model that
     /// transcribes a search's query; 0 transcribes it with the general model alone.
     public var commandLeadWeight: Float = 0.5
+    /// The language model's decoder knows only this many of its most probable words (and the commands'
+    /// words); nil: all of them. Measured with Debian's en-us model (72,547 words): 20,000 give the same dev
+    /// and non-command tables, with 27 MB less memory and 12 % less CPU per decode.
+    public var languageModelWords: Int? = 20_000
 
     public init() {}
 }
@@ -615,7 +619,9 @@ public final class UtteranceRecognizer {
         if let textDecoder { return textDecoder }
         // Only the words the language model knows: the other two thirds of the dictionary could never be
         // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
-        let vocabulary = try PocketSphinxDecoder.languageModelVocabulary(path: settings.model.languageModel)
+        let vocabulary = try PocketSphinxDecoder.languageModelVocabulary(
+            path: settings.model.languageModel, limit: settings.languageModelWords,
+            keeping: commands.vocabulary.union(wakeWords))
         let dictPath = try GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary).writeTemporary()
         defer { try? FileManager.default.removeItem(atPath: dictPath) }
         var model = settings.model
