@@ -26,8 +26,9 @@ public struct PipelineSettings: Sendable, Equatable {
     public var minTrailingPhones = 4
     /// A search is only taken when the language model also heard the word before the query (see `interpret`).
     public var confirmFreeTextTrigger = true
-    /// ...or when the language model expecting a lead heard one, and that path's acoustic score is at most this
-    /// far (nats per 10 ms frame) below the general model's path over the same audio.
+    /// ...or when the language model expecting a lead (`CommandLeadModel`) heard one first, and that path's
+    /// acoustic score is at most this far (nats per 10 ms frame) below the general model's path over the same
+    /// audio. The same test takes an unsure search (grammar confidence under 0.5) and picks a search's query.
     public var leadAcousticLoss = 0.5
     /// When the grammar finds no command after a wake phrase, the language model's transcript is searched for
     /// a command with free text ("search for …"; see `freeTextCommand`).
@@ -305,19 +306,39 @@ public final class Pipeline {
         // The query of speech known to be a search, heard again by the language model expecting the lead
         // ("search for"): a misheard lead ("sartre", "so it or") no longer takes the query's first words, and
         // the split follows the model's own words. `heard` when it hears no lead.
-        // The language model expecting a lead must hear it first (after the end of the wake phrase, which the
-        // audio starts a little before): "what does look up the old…" is not a search.
+        // The language model expecting a lead must hear it first, after at most one word (the end of the wake
+        // phrase, which the audio starts a little before, is often heard as "this" or "those"): "what does
+        // look up the old…" is not a search.
         func ledQuery(_ free: UtteranceRecognizer.FreeText) -> String? {
             let words = (free.before + CommandSet.normalizeWords(free.text))
                 .drop(while: { recognizer.wakeWords.contains($0) })
-            guard let intent = freeTextCommand(in: Array(words), leadWords: 0),
+            guard let intent = freeTextCommand(in: Array(words), leadWords: 1),
                   let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }),
                   case .string(let query)? = intent.slots[slot] else { return nil }
             return query
         }
-        func searchQuery(_ heard: String) throws(DecoderError) -> String {
-            guard recognizer.settings.commandLeadWeight > 0 else { return heard }
-            return ledQuery(try freeText(expectingLead: true)) ?? heard
+        // A search's query as the language model expecting a lead hears it, when it hears the lead and that
+        // path sounds about as good as the general model's own over the same audio (`general`); else nil.
+        func ledSearch(_ general: UtteranceRecognizer.FreeText) throws(DecoderError) -> String? {
+            guard recognizer.settings.commandLeadWeight > 0 else { return nil }
+            let led = try freeText(expectingLead: true)
+            guard let query = ledQuery(led) else { return nil }
+            let loss = (general.acousticScore - led.acousticScore) / Double(max(1, led.frames))
+            if UtteranceRecognizer.tracing {
+                FileHandle.standardError.write(Data("lead heard by the lead model; its path loses \(loss) per frame\n".utf8))
+            }
+            return loss <= settings.leadAcousticLoss ? query : nil
+        }
+        func searchQuery(_ general: UtteranceRecognizer.FreeText, heard: String) throws(DecoderError) -> String {
+            try ledSearch(general) ?? heard
+        }
+        func takeSearch(_ intent: Intent, slot: String, query: String, literal: [String]) {
+            var intent = intent
+            intent.slots[slot] = .string(query)
+            intent.text = (literal + [query]).joined(separator: " ")
+            emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
+                                          alternatives: [])))
+            perform(intent, confidence: result.confidence, at: t)
         }
         func reject(_ text: String, _ reason: String) {
             stats.rejections += 1
@@ -331,7 +352,7 @@ public final class Pipeline {
                   var intent = freeTextCommand(in: free.before + CommandSet.normalizeWords(free.text)),
                   let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }),
                   case .string(let heard)? = intent.slots[slot] else { return false }
-            let query = try searchQuery(heard)
+            let query = try searchQuery(free, heard: heard)
             intent.slots[slot] = .string(query)
             intent.text = intent.text.dropLast(heard.count) + query
             emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
@@ -366,6 +387,15 @@ public final class Pipeline {
             return try rejectUnlessFreeText(literal.joined(separator: " "), "speech-continues")
         }
         if result.confidence < 0.5 {
+            // An unsure search ("please look up" at 0.0004): the language model expecting its lead decides.
+            if let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }) {
+                let free = try freeText()
+                if let query = try ledSearch(free) {
+                    return takeSearch(intent, slot: slot, query: query, literal: literal)
+                }
+                if settings.freeTextSecondOpinion, try tookFreeTextCommand(free) { return }
+                return reject(literal.joined(separator: " "), "low-confidence")
+            }
             return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence")
         }
         // An unsure command in clean audio needs the language model, which knows every word, to have heard
@@ -386,23 +416,15 @@ public final class Pipeline {
             let free = try freeText()
             if free.text.isEmpty { return reject(literal.joined(separator: " "), "empty-query") }
             // The language model, which knows all words, must also have heard the word that opens the free
-            // text ("for" of "search for"): the grammar alone hears "google" in "good morning".
-            var query = free.text
-            let led = recognizer.settings.commandLeadWeight > 0 ? try freeText(expectingLead: true) : nil
-            if let led, let q = ledQuery(led) { query = q }
-            if settings.confirmFreeTextTrigger,
+            // text ("for" of "search for"): the grammar alone hears "google" in "good morning". When it did
+            // not ("so it or" for "search for"), the language model expecting the lead decides.
+            let led = try ledSearch(free)
+            if settings.confirmFreeTextTrigger, led == nil,
                let trigger = result.words.prefix(while: { !GrammarGenerator.isPhoneWord($0) }).last,
                !(try recognizer.heard(trigger, in: free.before)) {
-                // Misheard ("so it or" for "search for") or absent? The path through the lead must sound
-                // about as good as the general model's own path over the same audio.
-                let loss = led.map { (free.acousticScore - $0.acousticScore) / Double(max(1, $0.frames)) }
-                if UtteranceRecognizer.tracing { FileHandle.standardError.write(Data("lead not heard; led path loses \(loss ?? .nan) per frame\n".utf8)) }
-                guard let led, ledQuery(led) != nil, let loss, loss <= settings.leadAcousticLoss else {
-                    return reject((free.before + [free.text]).joined(separator: " "), "not-a-command")
-                }
+                return reject((free.before + [free.text]).joined(separator: " "), "not-a-command")
             }
-            intent.slots[slot] = .string(query)
-            intent.text = (literal + [query]).joined(separator: " ")
+            return takeSearch(intent, slot: slot, query: led ?? free.text, literal: literal)
         }
         emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
                                       alternatives: [])))
