@@ -380,7 +380,7 @@ public final class Pipeline {
             words.removeLast()
             parsed = commands.parse(Self.collapsePhoneWords(words))
         }
-        guard var intent = parsed else {
+        guard let intent = parsed else {
             return try rejectUnlessFreeText(literal.joined(separator: " "), "not-a-command")
         }
         if speechContinues(result) {
