@@ -346,3 +346,25 @@ extension PipelineTests {
         XCTAssertEqual(top.subtracting(["youtube"]).count, 1000)
     }
 }
+
+extension PipelineTests {
+    /// With the VAD off the stream is one endless segment; the idle language model is released all the same.
+    func testLanguageModelIsReleasedInEndlessSpeechToo() throws {
+        let search = try readAll(fixtures.appendingPathComponent("search_pizza.wav").path)
+        let bed = Array(search[0..<AudioFormat.samples(0.8)])
+        var events: [Event] = []
+        var settings = PipelineSettings()
+        settings.vadEnabled = false
+        settings.maxUtterance = 6  // the restart at 6 s decodes the search
+        settings.releaseLanguageModelAfter = 2
+        let pipeline = try Pipeline(settings: settings) { events.append($0) }
+        try pipeline.process(search)
+        for _ in 0..<3 { try pipeline.process(bed) }
+        XCTAssertEqual(count(events, "restart"), 1)
+        XCTAssertTrue(pipeline.languageModelLoaded, "the search needed it")
+        for _ in 0..<4 { try pipeline.process(bed) }
+        XCTAssertFalse(pipeline.languageModelLoaded, "more than 2 s of audio without using it")
+        try pipeline.finish()
+        XCTAssertEqual(intents(events).map(\.name), ["search"])
+    }
+}

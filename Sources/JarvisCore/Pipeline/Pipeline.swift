@@ -26,6 +26,10 @@ public struct PipelineSettings: Sendable, Equatable {
     public var minTrailingPhones = 4
     /// A search is only taken when the language model also heard the word before the query (see `interpret`).
     public var confirmFreeTextTrigger = true
+    /// Longest stretch of audio the language model decodes for one command (s), from 0.3 s before it: a
+    /// spoken search is a few seconds long, but with `--vad off` a rejected command's span can run on for
+    /// most of a 55 s segment (measured on 2 minutes of such audio: 7.5 → 7.0 s CPU, 150.6 → 148.5 MB).
+    public var maxLanguageModelAudio = 8.0
     /// ...or when the language model expecting a lead (`CommandLeadModel`) heard one first, and that path's
     /// acoustic score is at most this far (nats per 10 ms frame) below the general model's path over the same
     /// audio. The same test takes an unsure search (grammar confidence under 0.5) and picks a search's query.
@@ -210,7 +214,8 @@ public final class Pipeline {
             }
         }
         if !inSpeech, let deadline = followUpDeadline, sampleCount >= deadline { expireFollowUp() }
-        if !inSpeech, let idle = settings.releaseLanguageModelAfter, recognizer.languageModelLoaded,
+        // Also within speech: with the VAD off (or in an hour of chatter) a segment may never end.
+        if let idle = settings.releaseLanguageModelAfter, recognizer.languageModelLoaded,
            sampleCount - lastLanguageModelUse >= AudioFormat.samples(idle) {
             recognizer.releaseLanguageModel()
         }
@@ -297,8 +302,9 @@ public final class Pipeline {
             // Measured on the dev set's searches: this window beats the whole rest of the utterance and the
             // whole utterance from the wake phrase on (clean 63 % vs 60 % and 57 %).
             let audioStart = max(history.startSample, (result.commandStart ?? from) - AudioFormat.samples(0.3))
-            let audio = history.samples(from: audioStart,
-                                        to: (result.commandEnd ?? sampleCount) + AudioFormat.samples(0.2))
+            let audioEnd = min((result.commandEnd ?? sampleCount) + AudioFormat.samples(0.2),
+                               audioStart + AudioFormat.samples(settings.maxLanguageModelAudio))
+            let audio = history.samples(from: audioStart, to: audioEnd)
             lastLanguageModelUse = sampleCount
             return try recognizer.transcribeFreeText(audio, startSample: audioStart, fromSample: from,
                                                      expectingLead: expectingLead)
