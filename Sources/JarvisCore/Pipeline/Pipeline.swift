@@ -309,39 +309,27 @@ public final class Pipeline {
             return try recognizer.transcribeFreeText(audio, startSample: audioStart, fromSample: from,
                                                      expectingLead: expectingLead)
         }
-        // The query of speech known to be a search, heard again by the language model expecting the lead
-        // ("search for"): a misheard lead ("sartre", "so it or") no longer takes the query's first words, and
-        // the split follows the model's own words. `heard` when it hears no lead.
-        // The language model expecting a lead must hear it first, after at most one word (the end of the wake
-        // phrase, which the audio starts a little before, is often heard as "this" or "those"): "what does
-        // look up the old…" is not a search.
-        func ledQuery(_ free: UtteranceRecognizer.FreeText) -> String? {
-            let words = (free.before + CommandSet.normalizeWords(free.text))
-                .drop(while: { recognizer.wakeWords.contains($0) })
-            guard let intent = freeTextCommand(in: Array(words), leadWords: 1),
-                  let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }),
-                  case .string(let query)? = intent.slots[slot] else { return nil }
-            return query
-        }
-        // A search's query as the language model expecting a lead hears it, when it hears the lead and that
-        // path sounds about as good as the general model's own over the same audio (`general`); else nil.
+        // A search's query as the language model expecting its lead ("search for") hears it: a misheard lead
+        // ("sartre", "so it or") no longer decides, and the query is split at the model's own words. Only
+        // when it hears the lead first, after at most one word (the end of the wake phrase, which the audio
+        // starts a little before, is often heard as "this": "what does look up the old…" is not a search),
+        // and that path sounds about as good as the general model's own over the same audio; else nil.
         func ledSearch(_ general: UtteranceRecognizer.FreeText) throws(DecoderError) -> String? {
             guard recognizer.settings.commandLeadWeight > 0 else { return nil }
             let led = try freeText(expectingLead: true)
-            guard let query = ledQuery(led) else { return nil }
+            let words = (led.before + CommandSet.normalizeWords(led.text)).drop(while: recognizer.wakeWords.contains)
+            guard let intent = freeTextCommand(in: Array(words), leadWords: 1),
+                  case .string(let query)? = freeTextSlot(of: intent).flatMap({ intent.slots[$0] }) else { return nil }
             let loss = (general.acousticScore - led.acousticScore) / Double(max(1, led.frames))
             if UtteranceRecognizer.tracing {
                 FileHandle.standardError.write(Data("lead heard by the lead model; its path loses \(loss) per frame\n".utf8))
             }
             return loss <= settings.leadAcousticLoss ? query : nil
         }
-        func searchQuery(_ general: UtteranceRecognizer.FreeText, heard: String) throws(DecoderError) -> String {
-            try ledSearch(general) ?? heard
-        }
-        func takeSearch(_ intent: Intent, slot: String, query: String, literal: [String]) {
+        func takeSearch(_ intent: Intent, slot: String, query: String, lead: [String]) {
             var intent = intent
             intent.slots[slot] = .string(query)
-            intent.text = (literal + [query]).joined(separator: " ")
+            intent.text = (lead + [query]).joined(separator: " ")
             emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
                                           alternatives: [])))
             perform(intent, confidence: result.confidence, at: t)
@@ -355,15 +343,10 @@ public final class Pipeline {
         // "back" and phones. Its words are parsed with the same phrase patterns.
         func tookFreeTextCommand(_ free: UtteranceRecognizer.FreeText) throws(DecoderError) -> Bool {
             guard settings.freeTextSecondOpinion,
-                  var intent = freeTextCommand(in: free.before + CommandSet.normalizeWords(free.text)),
-                  let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }),
-                  case .string(let heard)? = intent.slots[slot] else { return false }
-            let query = try searchQuery(free, heard: heard)
-            intent.slots[slot] = .string(query)
-            intent.text = intent.text.dropLast(heard.count) + query
-            emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
-                                          alternatives: [])))
-            perform(intent, confidence: result.confidence, at: t)
+                  let intent = freeTextCommand(in: free.before + CommandSet.normalizeWords(free.text)),
+                  let slot = freeTextSlot(of: intent), case .string(let heard)? = intent.slots[slot] else { return false }
+            let lead = CommandSet.normalizeWords(String(intent.text.dropLast(heard.count)))
+            takeSearch(intent, slot: slot, query: try ledSearch(free) ?? heard, lead: lead)
             return true
         }
         func rejectUnlessFreeText(_ text: String, _ reason: String) throws(DecoderError) {
@@ -394,10 +377,10 @@ public final class Pipeline {
         }
         if result.confidence < 0.5 {
             // An unsure search ("please look up" at 0.0004): the language model expecting its lead decides.
-            if let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }) {
+            if let slot = freeTextSlot(of: intent) {
                 let free = try freeText()
                 if let query = try ledSearch(free) {
-                    return takeSearch(intent, slot: slot, query: query, literal: literal)
+                    return takeSearch(intent, slot: slot, query: query, lead: literal)
                 }
                 if settings.freeTextSecondOpinion, try tookFreeTextCommand(free) { return }
                 return reject(literal.joined(separator: " "), "low-confidence")
@@ -418,7 +401,7 @@ public final class Pipeline {
             }
             if !agrees { return reject(literal.joined(separator: " "), "not-heard-as-command") }
         }
-        if let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }) {
+        if let slot = freeTextSlot(of: intent) {
             let free = try freeText()
             if free.text.isEmpty { return reject(literal.joined(separator: " "), "empty-query") }
             // The language model, which knows all words, must also have heard the word that opens the free
@@ -430,7 +413,7 @@ public final class Pipeline {
                !(try recognizer.heard(trigger, in: free.before)) {
                 return reject((free.before + [free.text]).joined(separator: " "), "not-a-command")
             }
-            return takeSearch(intent, slot: slot, query: led ?? free.text, literal: literal)
+            return takeSearch(intent, slot: slot, query: led ?? free.text, lead: literal)
         }
         emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
                                       alternatives: [])))
@@ -481,7 +464,7 @@ public final class Pipeline {
         for first in 0...min(leadWords ?? settings.freeTextLeadWords, words.count - 2) {
             for end in (first + 1)..<words.count {
                 guard var intent = commands.parse(Array(words[first..<end]) + [Self.freeSpeech]),
-                      let slot = commands.freeTextSlots.first(where: { intent.slots[$0] != nil }) else { continue }
+                      let slot = freeTextSlot(of: intent) else { continue }
                 let query = words[end...].joined(separator: " ")
                 intent.slots[slot] = .string(query)
                 intent.text = words[first...].joined(separator: " ")
@@ -489,6 +472,11 @@ public final class Pipeline {
             }
         }
         return nil
+    }
+
+    /// The free-text slot (a search's query) an intent has, if any.
+    func freeTextSlot(of intent: Intent) -> String? {
+        commands.freeTextSlots.first { intent.slots[$0] != nil }
     }
 
     /// The placeholder that stands for a run of free speech (phone-loop words) when words are parsed.
