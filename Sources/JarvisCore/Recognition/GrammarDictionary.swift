@@ -34,10 +34,16 @@ public struct GrammarDictionary: Sendable {
 
     /// Writes the dictionary to a new temporary file and returns its path.
     public func writeTemporary() throws(DecoderError) -> String {
-        let path = NSTemporaryDirectory() + "/jarvis-grammar-\(getpid())-\(UUID().uuidString).dict"
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            throw DecoderError(operation: "dictionary", status: -1, detail: "cannot write \(path)")
-        }
-        return path
+        try writeTemporaryModelFile(text, kind: "dictionary", suffix: "dict")
     }
+}
+
+/// Writes a generated model file (dictionary, language model) that PocketSphinx reads from a path to a new
+/// temporary file, and returns its path; the caller removes it once the model is loaded.
+func writeTemporaryModelFile(_ text: String, kind: String, suffix: String) throws(DecoderError) -> String {
+    let path = NSTemporaryDirectory() + "/jarvis-\(kind)-\(getpid())-\(UUID().uuidString).\(suffix)"
+    guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+        throw DecoderError(operation: kind, status: -1, detail: "cannot write \(path)")
+    }
+    return path
 }

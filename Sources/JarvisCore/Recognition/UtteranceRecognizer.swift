@@ -331,9 +331,8 @@ public final class UtteranceRecognizer {
             let key = nameWord.startFrame * 100_000 + nameWord.endFrame
             guard !checkedCandidates.contains(key) else { continue }
             checkedCandidates.insert(key)
-            let margin = try verify([nameWord.word], fromFrame: nameWord.startFrame, toFrame: nameWord.endFrame)
-            let score = Self.score(margin, threshold: wakeThreshold)
-            let quietScore = Self.score(margin, threshold: settings.wakeThreshold)
+            let (score, quietScore) = wakeScores(try verify([nameWord.word], fromFrame: nameWord.startFrame,
+                                                            toFrame: nameWord.endFrame))
             if Self.tracing {
                 FileHandle.standardError.write(Data("live wake at frame \(nameWord.endFrame) (decoded \(lastFrame)): score \(score)\n".utf8))
             }
@@ -471,13 +470,13 @@ public final class UtteranceRecognizer {
         var wakes: [(end: Int, span: UtteranceResult.WakeSpan)] = []
         for wakeEnd in wakeEndIndices(in: words) {
             let name = words[wakeEnd]
-            let margin = try verify([name.word], fromFrame: name.startFrame, toFrame: name.endFrame)
-            let score = Self.score(margin, threshold: wakeThreshold)
+            let (score, quietScore) = wakeScores(try verify([name.word], fromFrame: name.startFrame,
+                                                            toFrame: name.endFrame))
             guard score >= 0.5 else { continue }
             let wakeFirst = wakeEnd - wakeWords.count + 1
             wakes.append((wakeEnd, .init(startSample: sample(words[wakeFirst].startFrame),
                                          endSample: sample(words[wakeEnd].endFrame + 1), score: score,
-                                         quietScore: Self.score(margin, threshold: settings.wakeThreshold))))
+                                         quietScore: quietScore)))
         }
         var results: [UtteranceResult] = []
         for (n, (wakeEnd, wake)) in wakes.enumerated() {
@@ -541,6 +540,12 @@ public final class UtteranceRecognizer {
             FileHandle.standardError.write(Data("verify \(words) per frame \(perFrame) (wake threshold \(wakeThreshold), \(noiseDescription))\n".utf8))
         }
         return perFrame
+    }
+
+    /// A wake phrase's verification margin as its score against the threshold for the segment's noise, and
+    /// against the quiet-room threshold (see `WakeSpan.quietScore`).
+    private func wakeScores(_ margin: Double) -> (score: Double, quiet: Double) {
+        (Self.score(margin, threshold: wakeThreshold), Self.score(margin, threshold: settings.wakeThreshold))
     }
 
     /// A verification margin as a confidence 0…1: 0.5 at `threshold` (nats per frame), 0.9 at 0.55 above it.
@@ -633,11 +638,7 @@ public final class UtteranceRecognizer {
         } else {
             // One search over both models, switched per decode: a second search would build its own lexicon
             // tree over the whole vocabulary (about a second of CPU per load).
-            let path = FileManager.default.temporaryDirectory
-                .appendingPathComponent("jarvis-leads-\(getpid())-\(UUID().uuidString).arpa").path
-            do { try leads.arpa().write(toFile: path, atomically: false, encoding: .utf8) } catch {
-                throw DecoderError(operation: "write lead model", status: -1, detail: path)
-            }
+            let path = try writeTemporaryModelFile(leads.arpa(), kind: "leads", suffix: "arpa")
             defer { try? FileManager.default.removeItem(atPath: path) }
             try d.addMixedLanguageModel(name: "lm", path: settings.model.languageModel, extraPath: path,
                                         weight: settings.commandLeadWeight)
