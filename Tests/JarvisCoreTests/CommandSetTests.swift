@@ -106,6 +106,19 @@ final class CommandSetTests: XCTestCase {
         for t in phoneTransitions { XCTAssertEqual(t.logProbability, -3 - log(39), accuracy: 1e-9) }
     }
 
+    func testDictionaryKeepsAlternatesAndToleratesOddLines() throws {
+        let path = NSTemporaryDirectory() + "/jarvis-test-\(UUID().uuidString).dict"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let text = "abacus AE B AH K AH S\nread R IY D\nread(2) R EH D  \r\n\nlonely\nreader\tR IY D ER\nscroll S K R OW L"
+        try XCTUnwrap(text.data(using: .utf8)).write(to: URL(fileURLWithPath: path))
+        let d = try GrammarDictionary(vocabulary: ["read", "reader", "scroll", "lonely", "missing"], from: path)
+        let words = d.entries.filter { !GrammarGenerator.isPhoneWord($0.word) }
+        XCTAssertEqual(words.map(\.word), ["read", "read(2)", "reader", "scroll"])
+        XCTAssertEqual(words.map(\.phones), ["R IY D", "R EH D", "R IY D ER", "S K R OW L"])
+        XCTAssertEqual(d.missing, ["lonely", "missing"])
+        XCTAssertThrowsError(try GrammarDictionary(vocabulary: ["read"], from: path + ".absent"))
+    }
+
     func testEveryGrammarWordHasAPronunciation() throws {
         let dict = ModelPaths.debianDefault.dictionary
         try XCTSkipUnless(FileManager.default.fileExists(atPath: dict), "pocketsphinx-en-us is not installed")

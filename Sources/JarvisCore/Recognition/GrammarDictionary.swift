@@ -10,19 +10,37 @@ public struct GrammarDictionary: Sendable {
     public let missing: Set<String>
 
     public init(vocabulary: Set<String>, from dictionaryPath: String) throws(DecoderError) {
-        guard let data = FileManager.default.contents(atPath: dictionaryPath),
-              let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
+        guard let data = FileManager.default.contents(atPath: dictionaryPath) else {
             throw DecoderError(operation: "dictionary", status: -1, detail: "cannot read \(dictionaryPath)")
         }
+        // Scanned as bytes: the model's dictionary has 135,000 lines and only the vocabulary's become strings
+        // (splitting it as a Swift String took 0.13 s, at every start and every language-model load).
+        let isBlank = { (b: UInt8) in b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") || b == UInt8(ascii: "\r") }
         var found: [(String, String)] = []
         var seen = Set<String>()
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            guard let space = line.firstIndex(where: { $0 == " " || $0 == "\t" }) else { continue }
-            let word = line[..<space]
-            let base = word.firstIndex(of: "(").map { word[..<$0] } ?? word
-            guard vocabulary.contains(String(base)) else { continue }
-            found.append((String(word), line[space...].trimmingCharacters(in: .whitespaces)))
-            seen.insert(String(base))
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var lineStart = 0
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+                defer { lineStart = lineEnd + 1 }
+                var wordEnd = lineStart
+                while wordEnd < lineEnd, !isBlank(bytes[wordEnd]) { wordEnd += 1 }
+                guard wordEnd > lineStart, wordEnd < lineEnd else { continue }
+                var baseEnd = lineStart
+                while baseEnd < wordEnd, bytes[baseEnd] != UInt8(ascii: "(") { baseEnd += 1 }
+                let base = String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<baseEnd]), as: UTF8.self)
+                guard vocabulary.contains(base) else { continue }
+                var phonesStart = wordEnd
+                while phonesStart < lineEnd, isBlank(bytes[phonesStart]) { phonesStart += 1 }
+                var phonesEnd = lineEnd
+                while phonesEnd > phonesStart, isBlank(bytes[phonesEnd - 1]) { phonesEnd -= 1 }
+                let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<wordEnd]), as: UTF8.self)
+                let phones = String(decoding: UnsafeBufferPointer(rebasing: bytes[phonesStart..<phonesEnd]), as: UTF8.self)
+                found.append((word, phones))
+                seen.insert(base)
+            }
         }
         entries = found + GrammarGenerator.phoneWords
         missing = vocabulary.subtracting(seen)
