@@ -106,6 +106,21 @@ final class CommandSetTests: XCTestCase {
         for t in phoneTransitions { XCTAssertEqual(t.logProbability, -3 - log(39), accuracy: 1e-9) }
     }
 
+    func testLoopPhonesLimitTheLoopAndShareItsCost() {
+        var generator = GrammarGenerator(commands: set, phoneCost: 3)
+        generator.loopPhones = GrammarGenerator.broadPhones
+        let g = generator.wakeGraph(wakeWords: ["jarvis"])
+        let loopWords = Set(g.transitions.compactMap(\.word).filter(GrammarGenerator.isPhoneWord))
+        XCTAssertEqual(loopWords, Set(GrammarGenerator.broadPhones.map { "ph_" + $0.lowercased() }))
+        XCTAssertTrue(Set(GrammarGenerator.broadPhones).isSubset(of: GrammarGenerator.phones))
+        for t in g.transitions where t.word.map(GrammarGenerator.isPhoneWord) ?? false {
+            XCTAssertEqual(t.logProbability, -3 - log(Double(GrammarGenerator.broadPhones.count)), accuracy: 1e-9)
+        }
+        // The wake words and commands are untouched.
+        XCTAssertTrue(g.transitions.contains { $0.word == "jarvis" })
+        XCTAssertTrue(g.transitions.contains { $0.word == "scroll" })
+    }
+
     func testDictionaryKeepsAlternatesAndToleratesOddLines() throws {
         let path = NSTemporaryDirectory() + "/jarvis-test-\(UUID().uuidString).dict"
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -61,6 +61,15 @@ public struct GrammarGenerator: Sendable {
     public var noWakeCost: Double
     /// Cost (nats, ≥ 0) of free speech (instead of a command) after the wake phrase.
     public var garbageCost: Double
+    /// The phones of the loops (default: all of `phones`).
+    public var loopPhones: [String] = GrammarGenerator.phones
+
+    /// A coarser loop for the live wake search: two or three phones of each broad class (open, close, central
+    /// and r-coloured vowels; fricatives; voiceless stops; nasals; liquids and glides). PocketSphinx scores a
+    /// Gaussian codebook per base phone that any active state uses, so a loop over all 39 phones keeps every
+    /// codebook busy in every frame of speech; this one keeps fewer than half of them.
+    public static let broadPhones = ["AA", "IY", "UW", "AH", "ER", "S", "F", "SH", "HH", "T", "K", "P", "N", "M",
+                                     "L", "R", "W"]
 
     public init(commands: CommandSet, phoneCost: Double = 4, noWakeCost: Double = 0, garbageCost: Double = 0) {
         self.commands = commands
@@ -154,8 +163,8 @@ public struct GrammarGenerator: Sendable {
     /// `logProbability` of each phone transition defaults to the costed choice among the phones.
     func phoneLoop(_ g: inout GrammarGraph, from: Int, logProbability: Double? = nil) -> Int {
         let loop = g.newState()
-        let logp = logProbability ?? (-phoneCost - log(Double(Self.phones.count)))
-        for (word, _) in Self.phoneWords {
+        let logp = logProbability ?? (-phoneCost - log(Double(loopPhones.count)))
+        for word in loopPhones.map({ CommandSet.phoneWordPrefix + $0.lowercased() }) {
             g.add(from, loop, word, logp)
             g.add(loop, loop, word, logp)
         }
