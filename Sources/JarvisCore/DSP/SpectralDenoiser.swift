@@ -7,12 +7,16 @@ public struct DenoiserSettings: Sendable, Equatable {
     /// Frames (16 ms hop) each side over which a bin's smoothed power is minimised for the noise estimate:
     /// longer than a word, so the minimum falls in a pause (45 = 0.72 s each way).
     public var minimumSpanFrames = 45
-    /// The minimum of a noisy power underestimates its mean; this factor makes up for it.
-    public var noiseBias: Float = 2
+    /// The minimum of a noisy power underestimates its mean; this factor makes up for it, and a little more:
+    /// over-subtraction leaves less residual noise for the recogniser to mistake for phones. Measured on the
+    /// dev set's white15 commands (with `decisionDirectedWeight` 0.9): wake / intent 41.7 / 29.6 % at 2,
+    /// 53.0 / 33.0 % at 3 and at 4, with the same false wakes and intents in 625 noisy non-commands.
+    public var noiseBias: Float = 3
     /// Weight of the previous frame in the smoothed power (per hop).
     public var powerSmoothing: Float = 0.8
-    /// Decision-directed a-priori SNR (Ephraim–Malah): weight of the previous frame's clean estimate.
-    public var decisionDirectedWeight: Float = 0.98
+    /// Decision-directed a-priori SNR (Ephraim–Malah): weight of the previous frame's clean estimate. 0.9
+    /// follows speech onsets faster than the textbook 0.98 (white15 wakes 44.3 → 53.0 % with a bias of 4).
+    public var decisionDirectedWeight: Float = 0.9
     /// Lowest gain (amplitude; 0.1 = −20 dB): less leaves noise, more leaves "musical" artefacts.
     public var gainFloor: Float = 0.1
 
