@@ -95,6 +95,7 @@ single tell_me_a_joke      "hey jarvis, tell me a joke"   # the grammar hears "s
 VOICE=awb single search_train_times "hey jarvis, search for train times to boston"   # the language model hears "sartre"
 # A fan-like steady white noise under the whole file (the VAD band's loud frames ~19 dB above the quiet ones).
 VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_page_down "hey jarvis, page down"
+VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_search_rome "hey jarvis, search for the history of rome"   # the raw audio's query: "the history of all"
 
 # session.wav: three commands separated by SESSION_GAP s of quiet noise.
 session_texts=("hey jarvis, go back" "hey jarvis, double click" "hey jarvis, open youtube")

@@ -287,6 +287,20 @@ extension PipelineTests {
 }
 
 extension PipelineTests {
+    /// A search in steady noise: the language model hears the segment reduced, as the second pass does. From
+    /// the raw audio it hears "the history of all".
+    func testSearchQueryInSteadyNoiseIsHeardReduced() throws {
+        let heard = try run("noisy_search_rome.wav")
+        XCTAssertEqual(intents(heard).map(\.name), ["search"])
+        XCTAssertEqual(intents(heard).first?.slots["query"], .string("the history of rome"))
+        var raw = PipelineSettings()
+        raw.recognizer.denoiseFreeText = false
+        let rawQuery = intents(try run("noisy_search_rome.wav", settings: raw)).first?.slots["query"]
+        XCTAssertNotEqual(rawQuery, .string("the history of rome"))
+    }
+}
+
+extension PipelineTests {
     /// The language model's second opinion: a search in its words, starting within the first two words.
     func testFreeTextCommandInTheLanguageModelsWords() throws {
         let pipeline = try Pipeline(settings: PipelineSettings()) { _ in }

@@ -34,6 +34,8 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// Spectral noise reduction (`SpectralDenoiser`) before the second pass of a segment under `cleanSNR`
     /// whose floor spread is at most `steadySpread` (measured: it cost 5 points of intents on babble).
     public var denoiseSteadyNoise = true
+    /// Whether the language model, too, hears a segment with steady noise reduced (as the second pass does).
+    public var denoiseFreeText = true
     /// Model paths.
     public var model = ModelPaths.debianDefault
     /// Streaming wake: a second decoder follows the speech as it comes (live CMN, warm-started from the
@@ -437,13 +439,8 @@ public final class UtteranceRecognizer {
             }
             decoded = lower..<min(fed.count, upper)
         }
-        if settings.denoiseSteadyNoise, !segmentIsClean, let noise = segmentNoise,
-           noise.floorSpreadDB <= settings.steadySpread {
-            // Steady noise (hiss, fan) under the speech: the second pass and its verification hear it reduced.
-            let denoiser = self.denoiser ?? SpectralDenoiser()
-            self.denoiser = denoiser
-            fed = denoiser.denoise(fed[...])
-        }
+        // Steady noise (hiss, fan) under the speech: the second pass and its verification hear it reduced.
+        if let denoiser = steadyNoiseDenoiser() { fed = denoiser.denoise(fed[...]) }
         frameOffset = decoded.lowerBound
         defer { frameOffset = 0 }
         let search = mode == .wake ? "wake" : "followup"
@@ -494,6 +491,14 @@ public final class UtteranceRecognizer {
             results.append(result)
         }
         return results
+    }
+
+    /// The denoiser when the segment holds steady noise (`steadySpread`) below `cleanSNR`; nil otherwise.
+    private func steadyNoiseDenoiser() -> SpectralDenoiser? {
+        guard settings.denoiseSteadyNoise, !segmentIsClean, let noise = segmentNoise,
+              noise.floorSpreadDB <= settings.steadySpread else { return nil }
+        if denoiser == nil { denoiser = SpectralDenoiser() }
+        return denoiser
     }
 
     private func sample(_ frame: Int) -> Int { utteranceStart + frameOffset + frame * Self.samplesPerFrame }
@@ -592,7 +597,10 @@ public final class UtteranceRecognizer {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return FreeText(before: [], text: "") }
         let decoder = try languageModelDecoder()
         decoder.mixLanguageModel("lm", expectingLead)
-        guard let hyp = try decoder.decodeUtterance(audio[...], search: "lm") else { return FreeText(before: [], text: "") }
+        // In steady noise the language model hears the command reduced, as the second pass does (measured:
+        // white15 intents 33.0 → 34.8 %, steady white noise 33.9 → 39.1 %, pink 32.2 → 34.8 %).
+        let heard = settings.denoiseFreeText ? steadyNoiseDenoiser()?.denoise(audio[...]) ?? audio : audio
+        guard let hyp = try decoder.decodeUtterance(heard[...], search: "lm") else { return FreeText(before: [], text: "") }
         // A word counts when most of it lies after `fromSample` (10 ms frames; 50 ms tolerance).
         let fromFrame = (fromSample - startSample) / Self.samplesPerFrame - 5
         let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
