@@ -20,6 +20,12 @@ final class PipelineTests: XCTestCase {
         return events
     }
 
+    /// Asserts that `events` hold exactly one intent: a search for `query`.
+    func assertSearch(_ events: [Event], query: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(intents(events).map(\.name), ["search"], file: file, line: line)
+        XCTAssertEqual(intents(events).first?.slots["query"], .string(query), file: file, line: line)
+    }
+
     func intents(_ events: [Event]) -> [Intent] {
         events.compactMap { if case .intent(let i, _) = $0.kind { return i } else { return nil } }
     }
@@ -290,9 +296,7 @@ extension PipelineTests {
     /// A search in steady noise: the language model hears the segment reduced, as the second pass does. From
     /// the raw audio it hears "the history of all".
     func testSearchQueryInSteadyNoiseIsHeardReduced() throws {
-        let heard = try run("noisy_search_rome.wav")
-        XCTAssertEqual(intents(heard).map(\.name), ["search"])
-        XCTAssertEqual(intents(heard).first?.slots["query"], .string("the history of rome"))
+        assertSearch(try run("noisy_search_rome.wav"), query: "the history of rome")
         var raw = PipelineSettings()
         raw.recognizer.denoiseFreeText = false
         let rawQuery = intents(try run("noisy_search_rome.wav", settings: raw)).first?.slots["query"]
@@ -335,9 +339,7 @@ extension PipelineTests {
     /// Expecting a command's lead (`CommandLeadModel`) it hears "search for train times to boston", and the
     /// search is taken with its query. Without the lead model the same audio is rejected.
     func testSearchHeardByTheLanguageModelExpectingALead() throws {
-        let heard = try run("search_train_times.wav")
-        XCTAssertEqual(intents(heard).map(\.name), ["search"])
-        XCTAssertEqual(intents(heard).first?.slots["query"], .string("train times to boston"))
+        assertSearch(try run("search_train_times.wav"), query: "train times to boston")
         var withoutLeads = PipelineSettings()
         withoutLeads.recognizer.commandLeadWeight = 0
         let plain = try run("search_train_times.wav", settings: withoutLeads)
