@@ -64,10 +64,11 @@ public struct GrammarGenerator: Sendable {
     /// The phones of the loops (default: all of `phones`).
     public var loopPhones: [String] = GrammarGenerator.phones
 
-    /// A coarser loop for the live wake search: two or three phones of each broad class (open, close, central
-    /// and r-coloured vowels; fricatives; voiceless stops; nasals; liquids and glides). PocketSphinx scores a
-    /// Gaussian codebook per base phone that any active state uses, so a loop over all 39 phones keeps every
-    /// codebook busy in every frame of speech; this one keeps fewer than half of them.
+    /// A coarser loop (`RecognizerSettings.liveLoopPhones`, cheaper but less precise there): two or three
+    /// phones of each broad class (open, close, central and r-coloured vowels; fricatives; voiceless stops;
+    /// nasals; liquids and glides). PocketSphinx scores a Gaussian codebook per base phone that any active
+    /// state uses, so a loop over all 39 phones keeps every codebook busy in every frame of speech; this one
+    /// keeps fewer than half of them.
     public static let broadPhones = ["AA", "IY", "UW", "AH", "ER", "S", "F", "SH", "HH", "T", "K", "P", "N", "M",
                                      "L", "R", "W"]
 

@@ -66,12 +66,12 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// in its phone loop: measured 5 % less CPU and 3 MB less memory in continuous speech with the same
     /// dev-set and real-set results; 1e-18 lost 5 % of clean wakes.
     public var liveWordBeam = 1e-22
-    /// Phones of the live wake search's loop (its competitor for speech without the wake phrase). Measured
-    /// with `GrammarGenerator.broadPhones` (17) against all 39: continuous speech 24.5 → 18.6 s of CPU per 10
-    /// minutes, the dev stream 4.25 → 3.87 s, the same dev, non-command, noise and real-recording tables
-    /// (candidates are verified against the full loop). With 12 phones, more candidates cost more than the
-    /// loop saved on the dev stream (4.1 s).
-    public var liveLoopPhones = GrammarGenerator.broadPhones
+    /// Phones of the live wake search's loop (its competitor for speech without the wake phrase). All 39 by
+    /// default. `GrammarGenerator.broadPhones` (17) cuts the CPU of continuous speech by a quarter (24.5 →
+    /// 18.6 s per 10 minutes, the same dev, non-command, noise and real-recording tables), but the weaker
+    /// competitor proposes more candidates, and in 60 minutes of real speech one of them passed verification
+    /// early ("hey jarvis" at 0.91, a false wake the whole-utterance decode did not confirm); all 39 had none.
+    public var liveLoopPhones = GrammarGenerator.phones
     /// Longest stretch of audio the live decoder follows in one search (s). Its search history grows with
     /// every frame (about 0.4 MB/s in speech), so in long speech it starts over on the last `liveOverlap`.
     public var liveWindow = 20.0
