@@ -81,8 +81,11 @@ public struct GrammarGenerator: Sendable {
 
     /// Dictionary entries for the phone words: (word, phones).
     public static var phoneWords: [(String, String)] {
-        phones.map { (CommandSet.phoneWordPrefix + $0.lowercased(), $0) }
+        phones.map { (phoneWord($0), $0) }
     }
+
+    /// The one-phone word of `phone` ("AA" → "ph_aa").
+    static func phoneWord(_ phone: String) -> String { CommandSet.phoneWordPrefix + phone.lowercased() }
 
     public static func isPhoneWord(_ w: String) -> Bool { w.hasPrefix(CommandSet.phoneWordPrefix) }
 
@@ -165,7 +168,7 @@ public struct GrammarGenerator: Sendable {
     func phoneLoop(_ g: inout GrammarGraph, from: Int, logProbability: Double? = nil) -> Int {
         let loop = g.newState()
         let logp = logProbability ?? (-phoneCost - log(Double(loopPhones.count)))
-        for word in loopPhones.map({ CommandSet.phoneWordPrefix + $0.lowercased() }) {
+        for word in loopPhones.map(Self.phoneWord) {
             g.add(from, loop, word, logp)
             g.add(loop, loop, word, logp)
         }
