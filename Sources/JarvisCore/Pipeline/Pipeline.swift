@@ -349,9 +349,12 @@ public final class Pipeline {
             takeSearch(intent, slot: slot, query: try ledSearch(free) ?? heard, lead: lead)
             return true
         }
-        func rejectUnlessFreeText(_ text: String, _ reason: String) throws(DecoderError) {
-            if settings.freeTextSecondOpinion, !commands.freeTextSlots.isEmpty, try tookFreeTextCommand(try freeText()) {
-                return
+        /// - Parameter heard: the language model's transcript when it was decoded already.
+        func rejectUnlessFreeText(_ text: String, _ reason: String,
+                                  heard: UtteranceRecognizer.FreeText? = nil) throws(DecoderError) {
+            if settings.freeTextSecondOpinion, !commands.freeTextSlots.isEmpty {
+                let free = if let heard { heard } else { try freeText() }
+                if try tookFreeTextCommand(free) { return }
             }
             reject(text, reason)
         }
@@ -382,8 +385,7 @@ public final class Pipeline {
                 if let query = try ledSearch(free) {
                     return takeSearch(intent, slot: slot, query: query, lead: literal)
                 }
-                if settings.freeTextSecondOpinion, try tookFreeTextCommand(free) { return }
-                return reject(literal.joined(separator: " "), "low-confidence")
+                return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence", heard: free)
             }
             return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence")
         }

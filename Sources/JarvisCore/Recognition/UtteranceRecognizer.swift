@@ -143,6 +143,8 @@ public final class UtteranceRecognizer {
     private let decoder: PocketSphinxDecoder
     /// The general language model over the full dictionary, loaded on first use (search text, rejections).
     private var textDecoder: PocketSphinxDecoder?
+    /// The language-model decoder's words, read once (reading them loads the whole model).
+    private var languageModelVocabulary: Set<String>?
     private var mode: Mode = .wake
     private var utteranceStart = 0
     private var fed: [Int16] = []
@@ -640,9 +642,12 @@ public final class UtteranceRecognizer {
         if let textDecoder { return textDecoder }
         // Only the words the language model knows: the other two thirds of the dictionary could never be
         // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
-        let vocabulary = try PocketSphinxDecoder.languageModelVocabulary(
-            path: settings.model.languageModel, limit: settings.languageModelWords,
-            keeping: commands.vocabulary.union(wakeWords))
+        if languageModelVocabulary == nil {
+            languageModelVocabulary = try PocketSphinxDecoder.languageModelVocabulary(
+                path: settings.model.languageModel, limit: settings.languageModelWords,
+                keeping: commands.vocabulary.union(wakeWords))
+        }
+        let vocabulary = languageModelVocabulary ?? []
         let dictPath = try GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary).writeTemporary()
         defer { try? FileManager.default.removeItem(atPath: dictPath) }
         var model = settings.model
