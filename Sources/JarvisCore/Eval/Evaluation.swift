@@ -123,6 +123,8 @@ public struct EvaluationTable: Sendable {
             }
         } else if !outcome.intents.isEmpty {
             failures.append((file: entry.file, got: got))
+        } else if !entry.expectWake && outcome.wakes > 0 {
+            failures.append((file: entry.file, got: "(false wake)"))
         }
         rows[entry.slice] = row
     }
