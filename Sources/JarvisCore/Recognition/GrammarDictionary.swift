@@ -20,6 +20,9 @@ public struct GrammarDictionary: Sendable {
         var seen = Set<String>()
         data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             let bytes = raw.bindMemory(to: UInt8.self)
+            func text(_ range: Range<Int>) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
             var lineStart = 0
             while lineStart < bytes.count {
                 var lineEnd = lineStart
@@ -30,15 +33,13 @@ public struct GrammarDictionary: Sendable {
                 guard wordEnd > lineStart, wordEnd < lineEnd else { continue }
                 var baseEnd = lineStart
                 while baseEnd < wordEnd, bytes[baseEnd] != UInt8(ascii: "(") { baseEnd += 1 }
-                let base = String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<baseEnd]), as: UTF8.self)
+                let base = text(lineStart..<baseEnd)
                 guard vocabulary.contains(base) else { continue }
                 var phonesStart = wordEnd
                 while phonesStart < lineEnd, isBlank(bytes[phonesStart]) { phonesStart += 1 }
                 var phonesEnd = lineEnd
                 while phonesEnd > phonesStart, isBlank(bytes[phonesEnd - 1]) { phonesEnd -= 1 }
-                let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[lineStart..<wordEnd]), as: UTF8.self)
-                let phones = String(decoding: UnsafeBufferPointer(rebasing: bytes[phonesStart..<phonesEnd]), as: UTF8.self)
-                found.append((word, phones))
+                found.append((text(lineStart..<wordEnd), text(phonesStart..<phonesEnd)))
                 seen.insert(base)
             }
         }

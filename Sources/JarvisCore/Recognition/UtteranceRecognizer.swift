@@ -642,12 +642,15 @@ public final class UtteranceRecognizer {
         if let textDecoder { return textDecoder }
         // Only the words the language model knows: the other two thirds of the dictionary could never be
         // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
-        if languageModelVocabulary == nil {
-            languageModelVocabulary = try PocketSphinxDecoder.languageModelVocabulary(
+        let vocabulary: Set<String>
+        if let known = languageModelVocabulary {
+            vocabulary = known
+        } else {
+            vocabulary = try PocketSphinxDecoder.languageModelVocabulary(
                 path: settings.model.languageModel, limit: settings.languageModelWords,
                 keeping: commands.vocabulary.union(wakeWords))
+            languageModelVocabulary = vocabulary
         }
-        let vocabulary = languageModelVocabulary ?? []
         let dictPath = try GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary).writeTemporary()
         defer { try? FileManager.default.removeItem(atPath: dictPath) }
         var model = settings.model
