@@ -140,6 +140,7 @@ public final class LiveListener {
             emit(offset == 0 ? e : e.shifted(by: offset))
         }
         pipeline.muted = muted
+        pipeline.prepareLanguageModel()
         return pipeline
     }
 

@@ -121,6 +121,9 @@ public final class Pipeline {
     /// Whether the language model (search text) is loaded now.
     public var languageModelLoaded: Bool { recognizer.languageModelLoaded }
 
+    /// Makes the (pruned, cached) language model ready on disk without loading it.
+    public func prepareLanguageModel() { recognizer.prepareLanguageModel() }
+
     /// Feeds any number of samples; events are emitted as frames complete.
     public func process(_ samples: [Int16]) throws(DecoderError) {
         var index = 0
