@@ -11,7 +11,7 @@ test:
 	./scripts/test.sh
 
 release:
-	swift build -c release
+	swift build -c release --static-swift-stdlib
 
 # Accuracy in one process (jarvis eval): the dev set plus the non-command set, the noise set, then the real
 # recordings with the default phrase (false wakes) and with "jarvis" alone (detection). Builds the sets once.

@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 ./scripts/install-deps.sh
-swift build -c release
+swift build -c release --static-swift-stdlib
 .build/release/jarvis replay audio-fixtures/session.wav audio-fixtures/search_pizza.wav
