@@ -198,11 +198,12 @@ final class LanguageModelTests: XCTestCase {
         let cache = folder.appendingPathComponent("cache").path
         let first = try PrunedLanguageModel.path(source: source, pruning: LanguageModelPruning(vocabularySize: 3),
                                                  cacheDirectory: cache)
-        let made = try FileManager.default.attributesOfItem(atPath: first)[.modificationDate] as? Date
+        // A model made again would be a new file (written beside it, then renamed): a new inode.
+        let made = try FileManager.default.attributesOfItem(atPath: first)[.systemFileNumber] as? Int
         let again = try PrunedLanguageModel.path(source: source, pruning: LanguageModelPruning(vocabularySize: 3),
                                                  cacheDirectory: cache)
         XCTAssertEqual(first, again)
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: again)[.modificationDate] as? Date, made)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: again)[.systemFileNumber] as? Int, made)
         let other = try PrunedLanguageModel.path(source: source,
                                                  pruning: LanguageModelPruning(vocabularySize: 3, keeping: ["boston"]),
                                                  cacheDirectory: cache)
@@ -210,6 +211,30 @@ final class LanguageModelTests: XCTestCase {
         XCTAssertEqual(try TrieLanguageModel(path: other).words.contains("boston"), true)
         // Nothing half-written is left beside them.
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).count, 2)
+    }
+
+    func testTheCacheKeepsOnlyTheMostRecentlyUsedModels() throws {
+        let source = try writeSmallModel()
+        let cache = folder.appendingPathComponent("cache").path
+        func path(_ keeping: Set<String>) throws -> String {
+            try PrunedLanguageModel.path(source: source, pruning: LanguageModelPruning(vocabularySize: 2, keeping: keeping),
+                                         cacheDirectory: cache)
+        }
+        let first = try path(["pizza"])
+        // An interrupted run's leftover, 20 minutes old, and a fresh one (another process writing now).
+        let old = cache + "/lm-0.lm.bin.1-2.tmp", fresh = cache + "/lm-1.lm.bin.3-4.tmp"
+        XCTAssertTrue(FileManager.default.createFile(atPath: old, contents: Data([1])))
+        XCTAssertTrue(FileManager.default.createFile(atPath: fresh, contents: Data([1])))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -1200)], ofItemAtPath: old)
+        let second = try path(["boston"]), third = try path(["recipes"])
+        // Using the first again makes it the most recent: the fourth model pushes out the second.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: first)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -50)], ofItemAtPath: second)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -40)], ofItemAtPath: third)
+        XCTAssertEqual(try path(["pizza"]), first)
+        let fourth = try path(["pizza", "boston"])
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: cache).map { cache + "/" + $0 })
+        XCTAssertEqual(left, [first, third, fourth, fresh])
     }
 
     func testMalformedFilesAreRejectedWithAReason() throws {

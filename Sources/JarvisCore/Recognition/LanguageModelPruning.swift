@@ -99,10 +99,14 @@ public enum PrunedLanguageModel {
         let directories = cacheDirectory.map { [$0] } ?? defaultCacheDirectories()
         for directory in directories {
             let target = directory + "/" + name
-            if FileManager.default.fileExists(atPath: target) { return target }
+            if FileManager.default.fileExists(atPath: target) {
+                utimes(target, nil)  // marks it used now, for `removeStale`
+                return target
+            }
             guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil,
                   FileManager.default.isWritableFile(atPath: directory) else { continue }
             try make(source: source, pruning: pruning, at: target)
+            removeStale(in: directory)
             return target
         }
         throw DecoderError(operation: "language model", status: -1,
@@ -124,6 +128,30 @@ public enum PrunedLanguageModel {
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         guard FileManager.default.createFile(atPath: temporary, contents: data), rename(temporary, target) == 0 else {
             throw DecoderError(operation: "language model", status: -1, detail: "cannot write the pruned model to \(target)")
+        }
+    }
+
+    /// How many pruned models the cache keeps (each command set and each installed model makes its own, about
+    /// 22 MB for Debian's en-us model).
+    public static let cachedModels = 3
+
+    /// Removes all but the `cachedModels` most recently used models in `directory`, and temporary files an
+    /// interrupted run left there more than 10 minutes ago.
+    static func removeStale(in directory: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var models: [(path: String, used: Date)] = []
+        for name in names where name.hasPrefix("lm-") {
+            let path = directory + "/" + name
+            guard let used = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            else { continue }
+            if name.hasSuffix(".lm.bin") {
+                models.append((path, used))
+            } else if name.hasSuffix(".tmp"), used.timeIntervalSinceNow < -600 {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+        for stale in models.sorted(by: { $0.used > $1.used }).dropFirst(cachedModels) {
+            try? FileManager.default.removeItem(atPath: stale.path)
         }
     }
 
