@@ -247,6 +247,7 @@ final class LanguageModelTests: XCTestCase {
             ("truncated", bytes.prefix(bytes.count / 2)),
             ("one byte short", bytes.dropLast()),
             ("one byte long", bytes + [0]),
+            ("children out of order", Self.withFirstChild(of: 3, setTo: 99, in: bytes)),
         ]
         for (name, data) in cases {
             let path = folder.appendingPathComponent(name).path
@@ -258,6 +259,18 @@ final class LanguageModelTests: XCTestCase {
         XCTAssertThrowsError(try TrieLanguageModel(path: folder.appendingPathComponent("missing").path))
         XCTAssertFalse(TrieLanguageModel.isTrieModel(path: folder.appendingPathComponent("text").path))
         XCTAssertTrue(TrieLanguageModel.isTrieModel(path: bin))
+    }
+}
+
+extension LanguageModelTests {
+    /// `bytes` (the small model) with unigram `index`'s first-child field overwritten: the right size, bad
+    /// content. The unigram records follow the header (19 + 1 + 3 × 4 bytes), the quantiser type (4) and its
+    /// three tables (3 × 65,536 floats); each record is 12 bytes, the field at offset 8.
+    static func withFirstChild(of index: Int, setTo value: UInt32, in bytes: Data) -> Data {
+        var copy = bytes
+        let at = 19 + 1 + 12 + 4 + 3 * 65_536 * 4 + index * 12 + 8
+        withUnsafeBytes(of: value.littleEndian) { copy.replaceSubrange(at..<(at + 4), with: $0) }
+        return copy
     }
 }
 

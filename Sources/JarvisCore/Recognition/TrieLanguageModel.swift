@@ -302,6 +302,13 @@ public struct TrieLanguageModel: Sendable {
             unigrams.next.append(Int32(bitPattern: base.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
         }
         if order == 1 { unigrams.next = [] }
+        // Child ranges must be ordered and start at 0, or a damaged file would send reads out of bounds.
+        func checkRanges(_ next: [Int32], order n: Int) throws(FormatError) {
+            guard next.isEmpty || (next[0] == 0 && zip(next, next.dropFirst()).allSatisfy { $0 <= $1 }) else {
+                throw fail("its order-\(n) entries point to their children out of order")
+            }
+        }
+        try checkRanges(unigrams.next, order: 1)
         var levels = [unigrams]
 
         // Higher orders: bit-packed arrays, sized from the header's counts.
@@ -352,6 +359,7 @@ public struct TrieLanguageModel: Sendable {
                     current.log10Backoff.append(backoffs[backoffCode])
                 }
             }
+            try checkRanges(current.next, order: level + 1)
             levels.append(current)
             entries = isLongest ? 0 : Int(current.next[current.count])
         }
