@@ -208,6 +208,13 @@ final class LanguageModelTests: XCTestCase {
                                                  pruning: LanguageModelPruning(vocabularySize: 3, keeping: ["boston"]),
                                                  cacheDirectory: cache)
         XCTAssertNotEqual(first, other)
+        // A cached model damaged since (cut short) is made again.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: first))
+        try whole.prefix(whole.count - 3).write(to: URL(fileURLWithPath: first))
+        XCTAssertFalse(TrieLanguageModel.isComplete(path: first))
+        XCTAssertEqual(try PrunedLanguageModel.path(source: source, pruning: LanguageModelPruning(vocabularySize: 3),
+                                                    cacheDirectory: cache), first)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: first)), whole)
         XCTAssertEqual(try TrieLanguageModel(path: other).words.contains("boston"), true)
         // Nothing half-written is left beside them.
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache).count, 2)
@@ -258,6 +265,14 @@ final class LanguageModelTests: XCTestCase {
         }
         XCTAssertThrowsError(try TrieLanguageModel(path: folder.appendingPathComponent("missing").path))
         XCTAssertFalse(TrieLanguageModel.isTrieModel(path: folder.appendingPathComponent("text").path))
+        for (name, _) in cases where name != "children out of order" {  // the right size, bad content
+            XCTAssertFalse(TrieLanguageModel.isComplete(path: folder.appendingPathComponent(name).path), name)
+        }
+        XCTAssertTrue(TrieLanguageModel.isComplete(path: bin))
+        let installed = ModelPaths.debianDefault.languageModel
+        if FileManager.default.fileExists(atPath: installed) {
+            XCTAssertTrue(TrieLanguageModel.isComplete(path: installed))
+        }
         XCTAssertTrue(TrieLanguageModel.isTrieModel(path: bin))
     }
 }

@@ -100,8 +100,11 @@ public enum PrunedLanguageModel {
         for directory in directories {
             let target = directory + "/" + name
             if FileManager.default.fileExists(atPath: target) {
-                utimes(target, nil)  // marks it used now, for `removeStale`
-                return target
+                if TrieLanguageModel.isComplete(path: target) {
+                    utimes(target, nil)  // marks it used now, for `removeStale`
+                    return target
+                }
+                try? FileManager.default.removeItem(atPath: target)  // damaged since: made again below
             }
             guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil,
                   FileManager.default.isWritableFile(atPath: directory) else { continue }

@@ -252,6 +252,38 @@ public struct TrieLanguageModel: Sendable {
         var wordListLengthBytes = 4
     }
 
+    /// Bytes of level `level` (≥ 1) of a model with these header counts: one bit-packed record more than
+    /// its count (the end of the last child range) and 8 bytes of slack, as sphinxbase sizes it.
+    static func levelBytes(_ level: Int, counts: [UInt32]) -> Int {
+        let isLongest = level == counts.count - 1
+        let totalBits = requiredBits(counts[0]) + (isLongest ? 16 : 32) + (isLongest ? 0 : requiredBits(counts[level + 1]))
+        return ((1 + Int(counts[level])) * totalBits + 7) / 8 + 8
+    }
+
+    /// Whether the file at `path` has a trie model's header and exactly the length its header and word list
+    /// promise (reads the header and the word list's length only): a cheap check that it is whole.
+    public static func isComplete(path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let start = try? handle.read(upToCount: header.count + 1 + 5 * 4), start.count > header.count,
+              Array(start.prefix(header.count)) == header else { return false }
+        let order = Int(start[header.count])
+        guard (1...5).contains(order), start.count >= header.count + 1 + 4 * order,
+              let fileSize = try? handle.seekToEnd() else { return false }
+        let counts = (0..<order).map { i in
+            start.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: header.count + 1 + 4 * i, as: UInt32.self)) }
+        }
+        var offset = header.count + 1 + 4 * order + (Int(counts[0]) + 1) * 12
+        if order > 1 { offset += 4 + (2 * (order - 2) + 1) * quantBins * 4 }
+        for level in 1..<order { offset += levelBytes(level, counts: counts) }
+        guard (try? handle.seek(toOffset: UInt64(offset))) != nil,
+              let length = try? handle.read(upToCount: 8), length.count >= 4 else { return false }
+        let length32 = length.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
+        let length64 = length.count == 8
+            ? length.withUnsafeBytes { Int(truncatingIfNeeded: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) } : -1
+        return UInt64(offset + 4 + length32) == fileSize || UInt64(offset + 8) &+ UInt64(bitPattern: Int64(length64)) == fileSize
+    }
+
     private static func parse(_ raw: UnsafeRawBufferPointer, path: String) throws(FormatError) -> Parsed {
         var result = Parsed()
         var reader = ByteReader(raw: raw)
@@ -319,7 +351,7 @@ public struct TrieLanguageModel: Sendable {
             let nextBits = isLongest ? 0 : requiredBits(counts[level + 1])
             let totalBits = wordBits + (isLongest ? 16 : 32) + nextBits
             let declared = Int(counts[level])
-            let size = ((1 + declared) * totalBits + 7) / 8 + 8
+            let size = levelBytes(level, counts: counts)
             guard entries <= declared else {
                 throw fail("its order-\(level + 1) entries (\(entries)) exceed the header's count (\(declared))")
             }
