@@ -364,6 +364,39 @@ extension PipelineTests {
 }
 
 extension PipelineTests {
+    /// A long-running pipeline whose cached language model was removed meanwhile (another jarvis's cache
+    /// eviction, or the user) makes it again at the next load instead of failing the search.
+    func testTheNextSearchMakesARemovedCachedModelAgain() throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-cache-\(UUID().uuidString)")
+        let previous = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"]
+        setenv("XDG_CACHE_HOME", cache.path, 1)
+        defer {
+            if let previous { setenv("XDG_CACHE_HOME", previous, 1) } else { unsetenv("XDG_CACHE_HOME") }
+            try? FileManager.default.removeItem(at: cache)
+        }
+        let search = try readAll(fixtures.appendingPathComponent("search_pizza.wav").path)
+        let bed = Array(search[0..<AudioFormat.samples(0.8)])
+        var events: [Event] = []
+        var settings = PipelineSettings()
+        settings.releaseLanguageModelAfter = 2
+        let pipeline = try Pipeline(settings: settings) { events.append($0) }
+        try pipeline.process(search)
+        let folder = cache.appendingPathComponent("jarvis").path
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".lm.bin") }.count, 1)
+        for _ in 0..<4 { try pipeline.process(bed) }
+        XCTAssertFalse(pipeline.languageModelLoaded)
+        try FileManager.default.removeItem(atPath: folder)
+        try pipeline.process(search)
+        try pipeline.finish()
+        // Both searches decoded (the second, after the fixture's noise bed, hears "pc recipes" either way).
+        XCTAssertEqual(intents(events).map(\.name), ["search", "search"])
+        XCTAssertEqual(intents(events).first?.slots["query"], .string("pizza recipes"))
+        XCTAssertEqual(count(events, "error"), 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".lm.bin") }.count, 1)
+    }
+}
+
+extension PipelineTests {
     /// With the VAD off the stream is one endless segment; the idle language model is released all the same.
     func testLanguageModelIsReleasedInEndlessSpeechToo() throws {
         let search = try readAll(fixtures.appendingPathComponent("search_pizza.wav").path)

@@ -154,7 +154,7 @@ public final class UtteranceRecognizer {
     private var textDecoder: PocketSphinxDecoder?
     /// The language-model decoder's words, read once (reading them loads the whole model).
     private var languageModelVocabulary: Set<String>?
-    private var prunedLanguageModelPath: String?
+    private var warnedAboutWholeLanguageModel = false
     private var mode: Mode = .wake
     private var utteranceStart = 0
     private var fed: [Int16] = []
@@ -651,25 +651,24 @@ public final class UtteranceRecognizer {
     /// The model the language-model decoder loads: the installed one cut down to its words
     /// (`pruneLanguageModel`), or the installed one whole when it is not a trie model or pruning is off.
     /// When the pruned model cannot be made (no writable cache folder, an odd file), the whole one is used
-    /// and stderr says why, once.
+    /// and stderr says why, once. Asked again at every load (a millisecond): another jarvis may have removed
+    /// the cached file since (`PrunedLanguageModel.cachedModels`), and asking marks it used.
     private func languageModelPath() -> String {
-        if let known = prunedLanguageModelPath { return known }
         let source = settings.model.languageModel
-        var path = source
-        if let words = settings.languageModelWords, settings.pruneLanguageModel,
-           TrieLanguageModel.isTrieModel(path: source) {
-            let keeping = commands.vocabulary.union(wakeWords)
-            do {
-                path = try PrunedLanguageModel.path(
-                    source: source, pruning: LanguageModelPruning(vocabularySize: words,
-                                                                  maxNGrams: settings.languageModelNGrams,
-                                                                  keeping: keeping))
-            } catch {
+        guard let words = settings.languageModelWords, settings.pruneLanguageModel,
+              TrieLanguageModel.isTrieModel(path: source) else { return source }
+        do {
+            return try PrunedLanguageModel.path(
+                source: source, pruning: LanguageModelPruning(vocabularySize: words,
+                                                              maxNGrams: settings.languageModelNGrams,
+                                                              keeping: commands.vocabulary.union(wakeWords)))
+        } catch {
+            if !warnedAboutWholeLanguageModel {
                 FileHandle.standardError.write(Data("jarvis: warning: using the whole language model: \(error)\n".utf8))
+                warnedAboutWholeLanguageModel = true
             }
+            return source
         }
-        prunedLanguageModelPath = path
-        return path
     }
 
     /// Makes the language model the search decoder will load (pruning it the first time on this machine,
