@@ -272,26 +272,12 @@ extension PocketSphinxDecoder {
     /// many of the most probable ones (by unigram probability), plus those of `keeping` it knows.
     public static func languageModelVocabulary(path: String, limit: Int? = nil,
                                                keeping: Set<String> = []) throws(DecoderError) -> Set<String> {
-        guard let logmath = logmath_init(1.0001, 0, 0) else {
-            throw DecoderError(operation: "language model", status: -1, detail: "logmath_init failed")
-        }
-        defer { logmath_free(logmath) }
-        guard let lm = ngram_model_read(nil, path, NGRAM_AUTO, logmath) else {
-            throw DecoderError(operation: "language model", status: -1, detail: "cannot read \(path)")
-        }
-        defer { _ = ngram_model_free(lm) }
-        let unigrams = Int(ngram_model_get_counts(lm)[0])
-        var words: [(word: String, logProbability: Int32)] = []
-        words.reserveCapacity(unigrams)
-        for id in 0..<unigrams {
-            guard let w = ngram_word(lm, Int32(id)) else { continue }
-            var used: Int32 = 0
-            let score = limit == nil ? 0 : ngram_ng_score(lm, Int32(id), nil, 0, &used)
-            words.append((String(cString: w), score))
-        }
-        guard let limit, limit < words.count else { return Set(words.map(\.word)) }
-        words.sort { $0.logProbability > $1.logProbability }
-        return Set(words.prefix(limit).map(\.word)).union(words.dropFirst(limit).map(\.word).filter(keeping.contains))
+        let model = try NGramModel(path: path)
+        let words = model.words
+        guard let limit, limit < words.count else { return Set(words) }
+        let ranked = words.map { (word: $0, log10Probability: model.log10Score([$0])) }
+            .sorted { $0.log10Probability > $1.log10Probability }
+        return Set(ranked.prefix(limit).map(\.word)).union(ranked.dropFirst(limit).map(\.word).filter(keeping.contains))
     }
 }
 
