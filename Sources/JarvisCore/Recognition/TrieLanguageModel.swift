@@ -252,6 +252,10 @@ public struct TrieLanguageModel: Sendable {
         var wordListLengthBytes = 4
     }
 
+    /// The quantiser's tables from order 2: probability and backoff for each middle order, probability for the
+    /// highest.
+    static func quantizerTableCount(order: Int) -> Int { 2 * (order - 2) + 1 }
+
     /// Bytes of level `level` (≥ 1) of a model with these header counts: one bit-packed record more than
     /// its count (the end of the last child range) and 8 bytes of slack, as sphinxbase sizes it.
     static func levelBytes(_ level: Int, counts: [UInt32]) -> Int {
@@ -274,14 +278,15 @@ public struct TrieLanguageModel: Sendable {
             start.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: header.count + 1 + 4 * i, as: UInt32.self)) }
         }
         var offset = header.count + 1 + 4 * order + (Int(counts[0]) + 1) * 12
-        if order > 1 { offset += 4 + (2 * (order - 2) + 1) * quantBins * 4 }
+        if order > 1 { offset += 4 + quantizerTableCount(order: order) * quantBins * 4 }
         for level in 1..<order { offset += levelBytes(level, counts: counts) }
-        guard (try? handle.seek(toOffset: UInt64(offset))) != nil,
-              let length = try? handle.read(upToCount: 8), length.count >= 4 else { return false }
-        let length32 = length.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
-        let length64 = length.count == 8
-            ? length.withUnsafeBytes { Int(truncatingIfNeeded: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) } : -1
-        return UInt64(offset + 4 + length32) == fileSize || UInt64(offset + 8) &+ UInt64(bitPattern: Int64(length64)) == fileSize
+        // The word list's length field (32-bit, or 64-bit in later sphinxbase) must account for the rest.
+        guard fileSize >= UInt64(offset), (try? handle.seek(toOffset: UInt64(offset))) != nil,
+              let field = try? handle.read(upToCount: 8), field.count >= 4 else { return false }
+        let rest = fileSize - UInt64(offset)
+        let length32 = field.withUnsafeBytes { UInt64(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))) }
+        let length64 = field.count == 8 ? field.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) } : nil
+        return length32 == rest - 4 || (rest >= 8 && length64 == rest - 8)
     }
 
     private static func parse(_ raw: UnsafeRawBufferPointer, path: String) throws(FormatError) -> Parsed {
@@ -307,7 +312,7 @@ public struct TrieLanguageModel: Sendable {
         if order > 1 {
             guard let type = reader.uint32() else { throw fail("it ends inside its header") }
             result.quantizerType = type
-            for _ in 0..<(2 * (order - 2) + 1) {
+            for _ in 0..<quantizerTableCount(order: order) {
                 guard let table = reader.floats(quantBins) else { throw fail("it ends inside its quantiser tables") }
                 result.quantizerTables.append(table)
                 tables.append(table.map { $0 * log10PerUnit })

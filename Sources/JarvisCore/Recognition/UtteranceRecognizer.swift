@@ -148,6 +148,8 @@ public final class UtteranceRecognizer {
 
     public let commands: CommandSet
     public let wakeWords: [String]
+    /// Every word the grammar can hear: the commands' and the wake phrase's.
+    private let spokenWords: Set<String>
     public let settings: RecognizerSettings
     private let decoder: PocketSphinxDecoder
     /// The general language model over the full dictionary, loaded on first use (search text, rejections).
@@ -186,8 +188,8 @@ public final class UtteranceRecognizer {
         self.commands = commands
         self.settings = settings
         wakeWords = CommandSet.normalizeWords(wakePhrase)
-        let vocabulary = commands.vocabulary.union(wakeWords)
-        let dictionary = try GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary)
+        spokenWords = commands.vocabulary.union(wakeWords)
+        let dictionary = try GrammarDictionary(vocabulary: spokenWords, from: settings.model.dictionary)
         if !dictionary.missing.isEmpty {
             throw DecoderError(operation: "dictionary", status: -1,
                                detail: "no pronunciation for: \(dictionary.missing.sorted().joined(separator: ", "))")
@@ -661,7 +663,7 @@ public final class UtteranceRecognizer {
             return try PrunedLanguageModel.path(
                 source: source, pruning: LanguageModelPruning(vocabularySize: words,
                                                               maxNGrams: settings.languageModelNGrams,
-                                                              keeping: commands.vocabulary.union(wakeWords)))
+                                                              keeping: spokenWords))
         } catch {
             if !warnedAboutWholeLanguageModel {
                 FileHandle.standardError.write(Data("jarvis: warning: using the whole language model: \(error)\n".utf8))
@@ -681,14 +683,13 @@ public final class UtteranceRecognizer {
         if let textDecoder { return textDecoder }
         // Only the words the language model knows: the other two thirds of the dictionary could never be
         // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
-        let keeping = commands.vocabulary.union(wakeWords)
         let modelPath = languageModelPath()
         let vocabulary: Set<String>
         if let known = languageModelVocabulary {
             vocabulary = known
         } else {
             vocabulary = try PocketSphinxDecoder.languageModelVocabulary(
-                path: modelPath, limit: settings.languageModelWords, keeping: keeping)
+                path: modelPath, limit: settings.languageModelWords, keeping: spokenWords)
             languageModelVocabulary = vocabulary
         }
         let dictPath = try GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary).writeTemporary()
