@@ -250,6 +250,24 @@ final class SpectralDenoiserTests: XCTestCase {
         XCTAssertGreaterThan(drop, 10, "white noise alone should lose at least 10 dB")
     }
 
+    func testNoiseThatStartsAfterQuietIsAttenuatedFromItsStart() {
+        // Half a second of a quiet room (−70 dB), then hiss that starts with the speech: the quiet frames
+        // within the minimum's span are not the hiss's level.
+        let quiet = noise(seconds: 0.5, amplitude: 0.0003, seed: 3)
+        let hiss = noise(seconds: 1.5, amplitude: 0.05, seed: 5)
+        let input = quiet + hiss
+        let output = SpectralDenoiser().denoise(input[...])
+        let justAfter = 8000 + 512..<8000 + 8000   // the first half second of hiss, past one window
+        let drop = 20 * log10(rms(input[justAfter]) / rms(output[justAfter]))
+        XCTAssertGreaterThan(drop, 5, "hiss right after the quiet should lose at least 5 dB")
+        XCTAssertLessThanOrEqual(rms(output[0..<7000]), rms(input[0..<7000]) * 1.01, "the quiet is not made louder")
+        var counted = DenoiserSettings()
+        counted.belowNoiseRatio = 0   // the quiet counts as noise
+        let unaware = SpectralDenoiser(settings: counted).denoise(input[...])
+        let unawareDrop = 20 * log10(rms(input[justAfter]) / rms(unaware[justAfter]))
+        XCTAssertLessThan(unawareDrop, 3, "counting the quiet as noise leaves the hiss where it starts")
+    }
+
     func testToneInNoiseComesOutCleaner() {
         // A tone that starts and stops (speech-like bursts) in steady noise at about 6 dB SNR.
         let burst = tone(hz: 1000, seconds: 0.3, amplitude: 0.2)

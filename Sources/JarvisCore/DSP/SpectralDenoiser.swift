@@ -19,6 +19,9 @@ public struct DenoiserSettings: Sendable, Equatable {
     public var decisionDirectedWeight: Float = 0.9
     /// Lowest gain (amplitude; 0.1 = −20 dB): less leaves noise, more leaves "musical" artefacts.
     public var gainFloor: Float = 0.1
+    /// Frames whose power is below this share of the block's median frame (0.01 = 20 dB under it) are left
+    /// out of the noise minimum: the quiet before noise that starts with the speech is not its level.
+    public var belowNoiseRatio: Float = 0.01
 
     public init() {}
 }
@@ -108,12 +111,24 @@ public final class SpectralDenoiser {
     /// Per frame and bin: the minimum of the smoothed power within `minimumSpanFrames` either side, times
     /// the bias (a small floor keeps digital silence finite). Sliding minimum with a monotonic queue.
     static func noiseEstimate(power: [Float], frames: Int, bins: Int, settings: DenoiserSettings) -> [Float] {
+        // Frames far quieter than the block's median frame (the quiet room before noise that starts with the
+        // speech) are not samples of the noise: the minimum skips them, and the smoothing starts afresh after
+        // them, or the noise would be taken for silence where it begins.
+        var frameLevels = [Float](repeating: 0, count: frames)
+        for f in 0..<frames { for k in 0..<bins { frameLevels[f] += power[f * bins + k] } }
+        let quietLimit = frameLevels.sorted()[frames / 2] * settings.belowNoiseRatio
+        // Measured: also skipping the two frames either side of the quiet (the step's own) reduces more noise
+        // where it starts (dev white15 wakes 64.3 → 71.3 %) but lets 4 more of 625 noisy non-commands wake.
+        let quiet = frameLevels.map { $0 < quietLimit }
         var smoothed = power
         let w = settings.powerSmoothing
-        for f in 1..<max(1, frames) {
+        for f in 1..<max(1, frames) where !quiet[f - 1] {
             for k in 0..<bins {
                 smoothed[f * bins + k] = w * smoothed[(f - 1) * bins + k] + (1 - w) * power[f * bins + k]
             }
+        }
+        for f in 0..<frames where quiet[f] {
+            for k in 0..<bins { smoothed[f * bins + k] = .infinity }
         }
         var noise = [Float](repeating: 0, count: frames * bins)
         let span = settings.minimumSpanFrames
@@ -130,7 +145,8 @@ public final class SpectralDenoiser {
                     next += 1
                 }
                 while queue[head] < f - span { head += 1 }
-                noise[f * bins + k] = smoothed[queue[head] * bins + k] * settings.noiseBias + 1e-3
+                let minimum = smoothed[queue[head] * bins + k]
+                noise[f * bins + k] = (minimum.isFinite ? minimum : power[f * bins + k]) * settings.noiseBias + 1e-3
             }
         }
         return noise
