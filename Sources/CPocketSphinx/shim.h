@@ -78,21 +78,6 @@ static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char
     return set;
 }
 
-/// Reads the language model at `in_path` (ARPA or binary) and writes it to `out_path` in sphinxbase's binary trie
-/// format, scores in log base 1.0001 (the decoders' default). Returns 0, or -1 when either step fails.
-static inline int jarvis_lm_convert(const char *in_path, const char *out_path) {
-    logmath_t *lmath = logmath_init(1.0001, 0, 0);
-    if (lmath == NULL) return -1;
-    ngram_model_t *model = ngram_model_read(NULL, in_path, NGRAM_AUTO, lmath);
-    int status = -1;
-    if (model != NULL) {
-        status = ngram_model_write(model, out_path, NGRAM_BIN) < 0 ? -1 : 0;
-        ngram_model_free(model);
-    }
-    logmath_free(lmath);
-    return status;
-}
-
 /// Switches a set made by jarvis_ps_set_mixed_lm between its base model alone (mix 0) and the interpolation.
 static inline void jarvis_lm_mix(ngram_model_t *set, int mix) {
     if (mix) ngram_model_set_interp(set, NULL, NULL);

@@ -45,11 +45,16 @@ public final class NGramModel {
         return (0..<n).map { Int(c[$0]) }
     }
 
+    /// Writes the model to `target` in sphinxbase's binary trie format.
+    public func writeBinary(to target: String) throws(DecoderError) {
+        let status = ngram_model_write(model, target, NGRAM_BIN)
+        guard status >= 0 else {
+            throw DecoderError(operation: "language model write", status: status, detail: target)
+        }
+    }
+
     /// Reads the model at `path` (ARPA or binary) and writes it to `target` in sphinxbase's binary trie format.
     public static func convert(_ path: String, to target: String) throws(DecoderError) {
-        let status = jarvis_lm_convert(path, target)
-        guard status >= 0 else {
-            throw DecoderError(operation: "language model conversion", status: status, detail: "\(path) → \(target)")
-        }
+        try NGramModel(path: path).writeBinary(to: target)
     }
 }
