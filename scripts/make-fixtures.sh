@@ -97,6 +97,24 @@ VOICE=awb single search_train_times "hey jarvis, search for train times to bosto
 VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_page_down "hey jarvis, page down"
 VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_search_rome "hey jarvis, search for the history of rome"   # the raw audio's query: "the history of all"
 
+# search_cars_then_tv.wav: a search, and another, quieter voice (awb, peak 15 dB under the talker's) that
+# starts 0.15 s before the talker's last word ends, like a TV behind them.
+echo "== search_cars_then_tv.wav"
+tts cars "hey jarvis, search for used cars"
+VOICE=awb tts tv "and then we went home"
+"${SOX[@]}" "$TMP/tv.wav" "$TMP/tv.quiet.wav" gain -15
+cars_n=$(samples "$TMP/cars.wav")
+tv_at=$((cars_n - $(to_samples 0.15)))
+"${SOX[@]}" "$TMP/tv.quiet.wav" "$TMP/tv.track.wav" pad "${tv_at}s"
+"${SOX[@]}" -m -v 1 "$TMP/cars.wav" -v 1 "$TMP/tv.track.wav" "${FMT[@]}" "$TMP/cars_tv.wav"
+"${SOX[@]}" "$TMP/cars_tv.wav" "$TMP/cars_tv.track.wav" pad "$PAD" "$PAD"
+mix_with_noise "$TMP/cars_tv.track.wav" "$OUT/search_cars_then_tv.wav" "$PAD_NOISE"
+tv_n=$(samples "$TMP/tv.wav")
+printf '%s\t%s\t%s\t%s\n' "search_cars_then_tv.wav" "$(secs "$(to_samples "$PAD")")" \
+  "$(secs $(( $(to_samples "$PAD") + cars_n )))" "hey jarvis, search for used cars" >>"$TIMINGS"
+printf '%s\t%s\t%s\t%s\n' "search_cars_then_tv.wav" "$(secs $(( $(to_samples "$PAD") + tv_at )))" \
+  "$(secs $(( $(to_samples "$PAD") + tv_at + tv_n )))" "(awb, -15 dB) and then we went home" >>"$TIMINGS"
+
 # session.wav: three commands separated by SESSION_GAP s of quiet noise.
 session_texts=("hey jarvis, go back" "hey jarvis, double click" "hey jarvis, open youtube")
 silence "$SESSION_GAP" "$TMP/gap.wav"
@@ -147,6 +165,7 @@ echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
   not_a_command.wav custom_volume.wav click_in_sentence.wav set_timer.wav restart_seam.flac
+  search_cars_then_tv.wav
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

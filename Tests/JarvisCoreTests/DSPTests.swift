@@ -293,3 +293,44 @@ final class SpectralDenoiserTests: XCTestCase {
         XCTAssertEqual(SpectralDenoiser().denoise(short[...]), short)
     }
 }
+
+/// Word levels: the talker's words against quieter speech behind them.
+final class WordLevelTests: XCTestCase {
+    func testToneLevelIsItsPowerAndSpanOutsideTheAudioHasNone() throws {
+        // A sine of amplitude A has mean square A² / 2: 0.5 × 32767 → 20·log10(16383.5 / √2) ≈ 81.3 dB.
+        let audio = tone(hz: 440, seconds: 0.5)
+        let level = try XCTUnwrap(WordLevel.level(of: audio[...], startFrame: 0, endFrame: 49))
+        XCTAssertEqual(level, 81.3, accuracy: 0.2)
+        XCTAssertNil(WordLevel.level(of: audio[...], startFrame: 60, endFrame: 70))
+        XCTAssertEqual(WordLevel.level(of: [Int16](repeating: 0, count: 1600)[...], startFrame: 0, endFrame: 9), 0)
+    }
+
+    func testLevelIsTheWordsLoudPartNotItsPauses() throws {
+        // 0.1 s of tone inside 0.4 s of silence: the level of the tone (90th percentile of its frames).
+        let audio = [Int16](repeating: 0, count: 1600) + tone(hz: 440, seconds: 0.1) + [Int16](repeating: 0, count: 3200)
+        let level = try XCTUnwrap(WordLevel.level(of: audio[...], startFrame: 0, endFrame: 39))
+        XCTAssertEqual(level, 81.3, accuracy: 0.2)
+        // Slices keep their own frame 0.
+        let slice = audio[1600...]
+        XCTAssertEqual(try XCTUnwrap(WordLevel.level(of: slice, startFrame: 0, endFrame: 9)), 81.3, accuracy: 0.2)
+    }
+
+    func testOnlyTheQuietLastWordsAreCounted() {
+        // Words at 72–75 dB, then babble words at 58 and 55 dB.
+        XCTAssertEqual(WordLevel.quietTail([72, 75, 74, 73, 58, 55], drop: 10, keep: 1), 2)
+        // A quiet word in the middle ends the count at the first loud one from the end.
+        XCTAssertEqual(WordLevel.quietTail([72, 58, 74, 73, 55], drop: 10, keep: 1), 1)
+        // Within the drop: nothing.
+        XCTAssertEqual(WordLevel.quietTail([72, 75, 74, 66], drop: 10, keep: 1), 0)
+        // The kept first words are never counted, however quiet the rest.
+        XCTAssertEqual(WordLevel.quietTail([75, 75, 75, 55, 55], drop: 10, keep: 4), 1)
+        XCTAssertEqual(WordLevel.quietTail([75, 75, 55], drop: 10, keep: 3), 0)
+        // Against the median, a long quiet tail is its own reference; against the talker's level it is not.
+        XCTAssertEqual(WordLevel.quietTail([75, 75, 55, 55, 55], drop: 10, keep: 1), 0)
+        XCTAssertEqual(WordLevel.quietTail([75, 75, 55, 55, 55], reference: 76, drop: 10, keep: 1), 3)
+        XCTAssertEqual(WordLevel.quietTail([75, 75, 55, 55, 55], reference: 76, drop: 10, keep: 3), 2)
+        // Unknown levels stop the count; none known: nothing.
+        XCTAssertEqual(WordLevel.quietTail([75, 75, 75, nil, 50], drop: 10, keep: 1), 1)
+        XCTAssertEqual(WordLevel.quietTail([nil, nil], drop: 10, keep: 0), 0)
+    }
+}

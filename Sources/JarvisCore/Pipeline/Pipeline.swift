@@ -309,8 +309,13 @@ public final class Pipeline {
                                audioStart + AudioFormat.samples(settings.maxLanguageModelAudio))
             let audio = history.samples(from: audioStart, to: audioEnd)
             lastLanguageModelUse = sampleCount
+            // The talker's level: their wake phrase's, when this utterance holds it.
+            let talkerLevel = result.wake.flatMap { wake in
+                wake.startSample >= history.startSample
+                    ? WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...]) : nil
+            }
             return try recognizer.transcribeFreeText(audio, startSample: audioStart, fromSample: from,
-                                                     expectingLead: expectingLead)
+                                                     expectingLead: expectingLead, talkerLevel: talkerLevel)
         }
         // A search's query as the language model expecting its lead ("search for") hears it: a misheard lead
         // ("sartre", "so it or") no longer decides, and the query is split at the model's own words. Only

@@ -1,0 +1,49 @@
+import Foundation
+
+/// How loud a decoded word is, for telling the talker's words from quieter speech behind them (a TV, other
+/// people) that the language model also turned into words.
+public enum WordLevel {
+    /// 10 ms frames at 16 kHz (samples).
+    static let frameSamples = 160
+
+    /// Level of the audio between 10 ms frames `startFrame` and `endFrame` (inclusive) of `audio`: the 90th
+    /// percentile of the frames' mean-square energy, in dB over one Int16 step squared. A word's loud part,
+    /// not its consonants or the pause inside it. nil when the span holds no whole frame.
+    public static func level(of audio: ArraySlice<Int16>, startFrame: Int, endFrame: Int) -> Double? {
+        let first = audio.startIndex + max(0, startFrame) * frameSamples
+        let end = min(audio.endIndex, audio.startIndex + (endFrame + 1) * frameSamples)
+        var energies: [Double] = []
+        var i = first
+        while i + frameSamples <= end {
+            var sum = 0.0
+            for k in i..<(i + frameSamples) { sum += Double(audio[k]) * Double(audio[k]) }
+            energies.append(10 * log10(sum / Double(frameSamples) + 1))
+            i += frameSamples
+        }
+        guard !energies.isEmpty else { return nil }
+        energies.sort()
+        return energies[min(energies.count - 1, energies.count * 9 / 10)]
+    }
+
+    /// Level of a whole stretch of audio (`level(of:startFrame:endFrame:)` over all of it).
+    public static func level(of audio: ArraySlice<Int16>) -> Double? {
+        level(of: audio, startFrame: 0, endFrame: audio.count / frameSamples)
+    }
+
+    /// How many of the last words of `levels` (dB, one per word, nil = unknown) lie `drop` dB or more under
+    /// `reference` (the talker's level; nil: the median of the words), counted from the end and stopping at
+    /// the first word that does not, never counting the `keep` first words.
+    public static func quietTail(_ levels: [Double?], reference: Double? = nil, drop: Double, keep: Int) -> Int {
+        let known = levels.compactMap { $0 }.sorted()
+        guard !known.isEmpty else { return 0 }
+        let median = known.count % 2 == 1 ? known[known.count / 2]
+            : (known[known.count / 2 - 1] + known[known.count / 2]) / 2
+        let talker = reference ?? median
+        var count = 0
+        for level in levels.dropFirst(keep).reversed() {
+            guard let level, level <= talker - drop else { break }
+            count += 1
+        }
+        return count
+    }
+}
