@@ -435,3 +435,23 @@ extension PipelineTests {
         XCTAssertTrue(words.hasPrefix("used cars "), words)
     }
 }
+
+extension PipelineTests {
+    /// The live gate (like the thresholds) falls under steady noise only: a hiss at 15 dB, not babble at the
+    /// same SNR, and not a clean room.
+    func testLiveGateFallsUnderSteadyNoiseOnly() throws {
+        let recognizer = try UtteranceRecognizer(commands: .builtin(), wakePhrase: "hey jarvis",
+                                                 settings: RecognizerSettings())
+        let settings = recognizer.settings
+        XCTAssertLessThan(settings.noisyGateScore, settings.gateScore)
+        XCTAssertEqual(recognizer.gateScore, settings.gateScore, "unknown noise counts as clean")
+        recognizer.segmentNoise = .init(snrDB: 45, noiseDB: 20, floorSpreadDB: 1)
+        XCTAssertEqual(recognizer.gateScore, settings.gateScore)
+        recognizer.segmentNoise = .init(snrDB: 15, noiseDB: 50, floorSpreadDB: 1)
+        XCTAssertEqual(recognizer.gateScore, settings.noisyGateScore)
+        recognizer.segmentNoise = .init(snrDB: 15, noiseDB: 50, floorSpreadDB: 8)
+        XCTAssertEqual(recognizer.gateScore, settings.gateScore, "babble: the floor is not steady")
+        recognizer.segmentNoise = .init(snrDB: 25, noiseDB: 40, floorSpreadDB: 1)
+        XCTAssertEqual(recognizer.gateScore, (settings.gateScore + settings.noisyGateScore) / 2, accuracy: 1e-9)
+    }
+}
