@@ -224,6 +224,31 @@ final class SegmentSNRTests: XCTestCase {
         s.reset()
         XCTAssertTrue(s.levels.isEmpty)
     }
+
+    /// A segment too short for pauses of its own ("hey jarvis" that the VAD cut off from its command in a
+    /// hiss) takes the noise from the background just before it; the hangover the VAD drops is background
+    /// for the next segment (the command after the cut).
+    func testShortSegmentTakesTheNoiseFromItsLeadIn() throws {
+        var s = SegmentSNR()
+        for i in 0..<60 { s.addBackground(levelDB: -40 + Float(i % 2)) }   // steady hiss, 1 dB ripple
+        s.startSegment()
+        for _ in 0..<14 { s.add(levelDB: -22) }   // 0.28 s of speech
+        let short = try XCTUnwrap(s.estimate)
+        XCTAssertEqual(short.snrDB, 18, accuracy: 1.01)
+        XCTAssertLessThanOrEqual(short.floorSpreadDB, 1)
+        // The hangover (20 frames of the hiss) goes back to the background: the next short segment has a lead.
+        for i in 0..<20 { s.add(levelDB: -40 + Float(i % 2)) }
+        s.dropLast(20)
+        s.startSegment()
+        XCTAssertEqual(s.lead.count, 20)
+        for _ in 0..<8 { s.add(levelDB: -25) }
+        XCTAssertEqual(try XCTUnwrap(s.estimate).snrDB, 15, accuracy: 1.01)
+        // With no lead-in a short segment still has no estimate.
+        var bare = SegmentSNR()
+        bare.startSegment()
+        for _ in 0..<14 { bare.add(levelDB: -22) }
+        XCTAssertNil(bare.estimate)
+    }
 }
 
 /// Spectral noise reduction on synthetic signals.

@@ -41,9 +41,12 @@ public struct SegmentSNR: Sendable, Equatable {
         if levels.count > maxFrames { levels.removeFirst(levels.count - maxFrames) }
     }
 
-    /// Forgets the last `count` frames (a hangover of trailing silence that is not part of the segment).
+    /// Moves the last `count` frames (a hangover of trailing silence that is not part of the segment) to the
+    /// background, which the next segment's lead-in is taken from.
     public mutating func dropLast(_ count: Int) {
-        levels.removeLast(min(count, levels.count))
+        let dropped = levels.suffix(min(count, levels.count))
+        levels.removeLast(dropped.count)
+        for level in dropped { addBackground(levelDB: level) }
     }
 
     public mutating func reset() {
@@ -63,9 +66,15 @@ public struct SegmentSNR: Sendable, Equatable {
         public var floorSpreadDB: Double
     }
 
-    /// nil with fewer than `minFrames` frames in the segment.
+    /// nil with fewer than `minFrames` frames in the segment and its lead-in together.
     public var estimate: Estimate? {
-        guard levels.count >= max(1, minFrames) else { return nil }
+        guard !levels.isEmpty else { return nil }
+        guard levels.count >= max(1, minFrames) else {
+            // Too short to have pauses of its own ("hey jarvis" cut off from its command by the VAD in a hiss):
+            // the background just before it is the only witness of the noise.
+            guard lead.count >= 10, lead.count + levels.count >= max(1, minFrames) else { return nil }
+            return Self.estimate(lead + levels)
+        }
         let pauses = Self.estimate(levels)
         // The lead-in counts when it is the same background as the pauses (within `sameBackgroundDB`), not
         // the silence before a noise that started with the speech.
