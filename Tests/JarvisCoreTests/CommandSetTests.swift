@@ -99,6 +99,18 @@ final class CommandSetTests: XCTestCase {
         XCTAssertFalse(accepts(follow, ["hey", "jarvis", "new", "tab"]), "follow-up has no wake phrase")
     }
 
+    /// The commands-only graph (which command best covers a command and the phones after it): exactly one
+    /// command, no free speech around it.
+    func testCommandsGraphHoldsOneCommandAndNothingElse() {
+        let g = GrammarGenerator(commands: set).commandsGraph()
+        XCTAssertTrue(accepts(g, ["scroll", "down"]))
+        XCTAssertTrue(accepts(g, ["right", "click"]))
+        XCTAssertFalse(accepts(g, ["scroll", "up", "ph_aa", "ph_uw"]), "no phones after a command")
+        XCTAssertFalse(accepts(g, ["ph_s", "scroll", "down"]), "no phones before it")
+        XCTAssertFalse(accepts(g, ["scroll", "down", "scroll", "up"]), "one command")
+        XCTAssertFalse(accepts(g, ["hey", "jarvis", "scroll", "down"]))
+    }
+
     func testPhoneCostIsOnEveryLoopTransition() {
         let g = GrammarGenerator(commands: set, phoneCost: 3).wakeGraph(wakeWords: ["jarvis"])
         let phoneTransitions = g.transitions.filter { $0.word.map(GrammarGenerator.isPhoneWord) ?? false }

@@ -455,3 +455,23 @@ extension PipelineTests {
         XCTAssertEqual(recognizer.gateScore, (settings.gateScore + settings.noisyGateScore) / 2, accuracy: 1e-9)
     }
 }
+
+extension PipelineTests {
+    /// The grammar that rescores a command with the phones after it (`commandsGraph`), on real audio: over
+    /// the fixture's "scroll down" it hears exactly that command.
+    func testCommandsOnlyGrammarHearsTheCommandOfASpan() throws {
+        let samples = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
+        let commands = CommandSet.builtin()
+        // The grammar's dictionary: the commands' words and the phone words of its free-text loops.
+        let dictionary = try GrammarDictionary(vocabulary: commands.vocabulary, from: ModelPaths.debianDefault.dictionary)
+        var model = ModelPaths.debianDefault
+        model.dictionary = try dictionary.writeTemporary()
+        defer { try? FileManager.default.removeItem(atPath: model.dictionary) }
+        let decoder = try PocketSphinxDecoder(model: model, extraArguments: [("-cmn", "batch")])
+        try decoder.addGraph(name: "commands", GrammarGenerator(commands: commands).commandsGraph())
+        // "scroll down" (with a little of the pause before it and the floor after): 1.6–2.7 s.
+        let command = samples[(16_000 * 16 / 10)..<(16_000 * 27 / 10)]
+        let hyp = try XCTUnwrap(try decoder.decodeUtterance(command, search: "commands"))
+        XCTAssertEqual(hyp.words.filter { !$0.isFiller }.map(\.word), ["scroll", "down"])
+    }
+}

@@ -133,6 +133,19 @@ public struct GrammarGenerator: Sendable {
         return g
     }
 
+    /// Exactly one command, nothing else (no free speech around it): which command best explains a span.
+    public func commandsGraph() -> GrammarGraph {
+        var g = GrammarGraph()
+        g.start = g.newState()
+        g.final = g.newState()
+        for c in commands.commands {
+            for p in c.patterns {
+                g.add(emit(&g, p.elements, from: g.start), g.final, nil)
+            }
+        }
+        return g
+    }
+
     /// A free phone loop with no language cost: the competitor that verifies a wake phrase acoustically.
     public func phoneLoopGraph() -> GrammarGraph {
         var g = GrammarGraph()

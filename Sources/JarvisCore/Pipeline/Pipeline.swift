@@ -399,7 +399,7 @@ public final class Pipeline {
         }
         // An unsure command in clean audio needs the language model, which knows every word, to have heard
         // one of its words: the grammar fits "take a picture of the sunset" to "last tab" with confidence 0.8.
-        if result.confidence < settings.languageModelCheckBelow, recognizer.segmentIsClean,
+        if result.confidence < settings.languageModelCheckBelow || result.rescored, recognizer.segmentIsClean,
            commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) {
             let free = try freeText()
             let heard = free.before + CommandSet.normalizeWords(free.text)

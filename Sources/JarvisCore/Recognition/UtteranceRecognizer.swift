@@ -106,6 +106,14 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// nil: all of them. Measured: 300,000 bigrams and 200,000 trigrams save 17 MB more but lose four clean
     /// search queries ("football scores" heard as "football stores").
     public var languageModelNGrams: [Int]? = nil
+    /// A command followed by at most `rescoreMaxPhones` phones is checked against the command that best
+    /// covers them too (`commandsGraph`), taken when it verifies `rescoreMargin` nats per frame better over
+    /// that span; in clean audio only with the language model's agreement (`UtteranceResult.rescored`).
+    /// Measured: clean intents 87.0 → 87.8 %, babble 66.1 → 67.0 %, non-commands rejected 139 → 140 of 150.
+    /// Without the agreement, clean was 89.6 % but two more non-commands were taken as commands.
+    public var rescoreTrailingPhones = true
+    public var rescoreMaxPhones = 3
+    public var rescoreMargin = 0.0
     /// The language model's last words whose level (`WordLevel.level`) lies this many dB or more under the
     /// talker's (their wake phrase's; without one, the median of the decoded words) are dropped from a free
     /// text: quieter speech behind the talker. Measured on the dev set's babble (10 dB): the words it added
@@ -150,6 +158,9 @@ public struct UtteranceResult: Equatable, Sendable {
     /// Confidence of the command words, 0…1 (their acoustic match against a free phone loop; 0.5 at the
     /// command threshold); 0 when there are none.
     public var confidence: Double
+    /// The command is not the one the grammar heard first but the one that covers the phones after it
+    /// (`RecognizerSettings.rescoreTrailingPhones`): it needs the language model's agreement like an unsure one.
+    public var rescored = false
 }
 
 /// The recognition stage: PocketSphinx with grammars generated from the command set. Streams one VAD
@@ -552,7 +563,13 @@ public final class UtteranceRecognizer {
         } else if let first = rest.first {
             result.freeSpeechStart = sample(first.startFrame)
         }
-        let literal = rest.filter { !GrammarGenerator.isPhoneWord($0.word) }
+        var literal = rest.filter { !GrammarGenerator.isPhoneWord($0.word) }
+        if let better = try commandCoveringTrailingPhones(rest) {
+            literal = better
+            result.words = better.map(\.word)
+            result.freeSpeechStart = nil
+            result.rescored = true
+        }
         if let first = literal.first, let last = literal.last {
             result.confidence = Self.score(try verify(literal.map(\.word), fromFrame: first.startFrame,
                                                       toFrame: last.endFrame), threshold: commandThreshold)
@@ -563,6 +580,37 @@ public final class UtteranceRecognizer {
             }
         }
         return result
+    }
+
+    /// A command followed by a few phones (espeak-ng's "scroll down" heard as "scroll up" + "aa uw") may be
+    /// another command that covers them: the commands-only grammar over the command and its phones, taken
+    /// when its words verify better over that span than the heard command's. nil: keep what was heard.
+    private func commandCoveringTrailingPhones(_ rest: ArraySlice<RecognizedWord>) throws(DecoderError) -> [RecognizedWord]? {
+        guard settings.rescoreTrailingPhones,
+              let lastLiteral = rest.lastIndex(where: { !GrammarGenerator.isPhoneWord($0.word) }),
+              let firstLiteral = rest.firstIndex(where: { !GrammarGenerator.isPhoneWord($0.word) }) else { return nil }
+        let trailing = rest[(lastLiteral + 1)...]
+        guard let end = trailing.last, !trailing.isEmpty, trailing.count <= settings.rescoreMaxPhones else { return nil }
+        let literal = rest[firstLiteral...lastLiteral].filter { !GrammarGenerator.isPhoneWord($0.word) }
+        // Only a complete command without free text: the phones after "search for" are its query.
+        guard let intent = commands.parse(literal.map(\.word)),
+              commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) else { return nil }
+        let sf = rest[firstLiteral].startFrame, ef = end.endFrame
+        let from = max(0, frameOffset + sf * Self.samplesPerFrame)
+        let to = min(fed.count, frameOffset + (ef + 1) * Self.samplesPerFrame)
+        guard to - from >= Self.samplesPerFrame * 10 else { return nil }
+        try decoder.addGraph(name: "commands", GrammarGenerator(commands: commands).commandsGraph())
+        guard let hyp = try decoder.decodeUtterance(fed[from..<to], search: "commands") else { return nil }
+        let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
+            .map { RecognizedWord(word: $0.word, startFrame: $0.startFrame + sf, endFrame: $0.endFrame + sf) }
+        guard !words.isEmpty, !words.contains(where: { GrammarGenerator.isPhoneWord($0.word) }),
+              words.map(\.word) != literal.map(\.word) else { return nil }
+        let heard = try verify(literal.map(\.word), fromFrame: sf, toFrame: ef)
+        let other = try verify(words.map(\.word), fromFrame: sf, toFrame: ef)
+        if Self.tracing {
+            FileHandle.standardError.write(Data("trailing phones: \(literal.map(\.word)) \(heard) against \(words.map(\.word)) \(other) over the span\n".utf8))
+        }
+        return other > heard + settings.rescoreMargin ? words : nil
     }
 
     /// Rescores a span of the utterance: `words` alone (forced alignment) against a free phone loop over the
