@@ -29,6 +29,11 @@ public struct Hypothesis: Equatable, Sendable {
     /// Sum of the segments' acoustic scores, in PocketSphinx's log base (compare two paths over the same audio
     /// with `PocketSphinxDecoder.naturalLog`).
     public var acousticScore: Int32 = 0
+
+    /// The words of the path without fillers and the sentence start and end.
+    public var spokenWords: [RecognizedWord] {
+        words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
+    }
 }
 
 /// Owns one `ps_decoder_t`. Feed 16 kHz Int16 audio; switch between named searches (grammar, LM, keyphrase).

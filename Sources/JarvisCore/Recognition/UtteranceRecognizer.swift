@@ -204,6 +204,8 @@ public final class UtteranceRecognizer {
     private var checkedCandidates: Set<Int> = []
     private var earlyWake: UtteranceResult.WakeSpan?
     private var denoiser: SpectralDenoiser?
+    /// Whether the grammar decoder holds the commands-only search (`commandCovering`; added on first use).
+    private var hasCommandsSearch = false
     static let samplesPerFrame = AudioFormat.sampleRate / PocketSphinxDecoder.framesPerSecond
     /// `JARVIS_TRACE=1` prints each decoded utterance and verification score to stderr (for tuning).
     static let tracing = ProcessInfo.processInfo.environment["JARVIS_TRACE"] == "1"
@@ -374,7 +376,7 @@ public final class UtteranceRecognizer {
         else { return nil }
         // Frames counted from the start of `fed` (the live decoder counts from its last start).
         let base = liveOffset / Self.samplesPerFrame
-        let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
+        let words = hyp.spokenWords
             .map { RecognizedWord(word: $0.word, startFrame: $0.startFrame + base, endFrame: $0.endFrame + base) }
         let lastFrame = fed.count / Self.samplesPerFrame
         let settle = final ? 0 : Int(settings.wakeSettle * Double(PocketSphinxDecoder.framesPerSecond))
@@ -446,7 +448,7 @@ public final class UtteranceRecognizer {
         }
         frameOffset = from
         defer { frameOffset = 0 }
-        let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
+        let words = hyp.spokenWords
         result = try interpret(words[...], wake: wake)
         result.spanEnd = utteranceStart + fed.count
         return result
@@ -506,7 +508,7 @@ public final class UtteranceRecognizer {
         if Self.tracing {
             FileHandle.standardError.write(Data("utterance \(utteranceStart) +\(fed.count): \(hyp.text)\n".utf8))
         }
-        let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
+        let words = hyp.spokenWords
         if mode == .followUp {
             var result = try interpret(words[...], wake: nil)
             result.spanEnd = utteranceStart + fed.count
@@ -565,7 +567,8 @@ public final class UtteranceRecognizer {
             result.freeSpeechStart = sample(first.startFrame)
         }
         var literal = rest.filter { !GrammarGenerator.isPhoneWord($0.word) }
-        if let better = try commandCoveringTrailingPhones(rest) {
+        if let lastLiteral = rest.lastIndex(where: { !GrammarGenerator.isPhoneWord($0.word) }),
+           let better = try commandCovering(rest[(lastLiteral + 1)...], after: literal) {
             literal = better
             result.words = better.map(\.word)
             result.freeSpeechStart = nil
@@ -586,23 +589,23 @@ public final class UtteranceRecognizer {
     /// A command followed by a few phones (espeak-ng's "scroll down" heard as "scroll up" + "aa uw") may be
     /// another command that covers them: the commands-only grammar over the command and its phones, taken
     /// when its words verify better over that span than the heard command's. nil: keep what was heard.
-    private func commandCoveringTrailingPhones(_ rest: ArraySlice<RecognizedWord>) throws(DecoderError) -> [RecognizedWord]? {
-        guard settings.rescoreTrailingPhones,
-              let lastLiteral = rest.lastIndex(where: { !GrammarGenerator.isPhoneWord($0.word) }),
-              let firstLiteral = rest.firstIndex(where: { !GrammarGenerator.isPhoneWord($0.word) }) else { return nil }
-        let trailing = rest[(lastLiteral + 1)...]
-        guard let end = trailing.last, !trailing.isEmpty, trailing.count <= settings.rescoreMaxPhones else { return nil }
-        let literal = rest[firstLiteral...lastLiteral].filter { !GrammarGenerator.isPhoneWord($0.word) }
+    private func commandCovering(_ trailing: ArraySlice<RecognizedWord>,
+                                 after literal: [RecognizedWord]) throws(DecoderError) -> [RecognizedWord]? {
+        guard settings.rescoreTrailingPhones, let start = literal.first, let end = trailing.last,
+              trailing.count <= settings.rescoreMaxPhones else { return nil }
         // Only a complete command without free text: the phones after "search for" are its query.
         guard let intent = commands.parse(literal.map(\.word)),
               commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) else { return nil }
-        let sf = rest[firstLiteral].startFrame, ef = end.endFrame
+        let sf = start.startFrame, ef = end.endFrame
         let from = max(0, frameOffset + sf * Self.samplesPerFrame)
         let to = min(fed.count, frameOffset + (ef + 1) * Self.samplesPerFrame)
         guard to - from >= Self.samplesPerFrame * 10 else { return nil }
-        try decoder.addGraph(name: "commands", GrammarGenerator(commands: commands).commandsGraph())
+        if !hasCommandsSearch {
+            try decoder.addGraph(name: "commands", GrammarGenerator(commands: commands).commandsGraph())
+            hasCommandsSearch = true
+        }
         guard let hyp = try decoder.decodeUtterance(fed[from..<to], search: "commands") else { return nil }
-        let words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
+        let words = hyp.spokenWords
             .map { RecognizedWord(word: $0.word, startFrame: $0.startFrame + sf, endFrame: $0.endFrame + sf) }
         guard !words.isEmpty, !words.contains(where: { GrammarGenerator.isPhoneWord($0.word) }),
               words.map(\.word) != literal.map(\.word) else { return nil }
@@ -683,7 +686,7 @@ public final class UtteranceRecognizer {
         guard let hyp = try decoder.decodeUtterance(heard[...], search: "lm") else { return FreeText(before: [], text: "") }
         // A word counts when most of it lies after `fromSample` (10 ms frames; 50 ms tolerance).
         let fromFrame = (fromSample - startSample) / Self.samplesPerFrame - 5
-        var words = hyp.words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" }
+        var words = hyp.spokenWords
         let isFree = { (w: RecognizedWord) in (w.startFrame + w.endFrame) / 2 >= fromFrame }
         // Quieter speech after the talker's last word (babble, a TV) is not part of the query.
         if let drop = settings.quietTrailingWordDrop {
