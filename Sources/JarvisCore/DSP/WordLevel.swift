@@ -3,8 +3,8 @@ import Foundation
 /// How loud a decoded word is, for telling the talker's words from quieter speech behind them (a TV, other
 /// people) that the language model also turned into words.
 public enum WordLevel {
-    /// 10 ms frames at 16 kHz (samples).
-    static let frameSamples = 160
+    /// 10 ms frames, the recogniser's (samples).
+    static let frameSamples = AudioFormat.sampleRate / 100
 
     /// Level of the audio between 10 ms frames `startFrame` and `endFrame` (inclusive) of `audio`: the 90th
     /// percentile of the frames' mean-square energy, in dB over one Int16 step squared. A word's loud part,
@@ -36,9 +36,8 @@ public enum WordLevel {
     public static func quietTail(_ levels: [Double?], reference: Double? = nil, drop: Double, keep: Int) -> Int {
         let known = levels.compactMap { $0 }.sorted()
         guard !known.isEmpty else { return 0 }
-        let median = known.count % 2 == 1 ? known[known.count / 2]
-            : (known[known.count / 2 - 1] + known[known.count / 2]) / 2
-        let talker = reference ?? median
+        let talker = reference ?? (known.count % 2 == 1 ? known[known.count / 2]
+                                   : (known[known.count / 2 - 1] + known[known.count / 2]) / 2)
         var count = 0
         for level in levels.dropFirst(keep).reversed() {
             guard let level, level <= talker - drop else { break }

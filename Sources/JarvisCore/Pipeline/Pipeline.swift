@@ -300,6 +300,12 @@ public final class Pipeline {
         let t = now
         let start = AudioFormat.seconds(result.commandStart ?? sampleCount)
         let end = AudioFormat.seconds(result.commandEnd ?? sampleCount)
+        // The talker's level: their wake phrase's, when this utterance holds it (measured once, when the
+        // language model first hears this command).
+        lazy var talkerLevel = result.wake.flatMap { wake in
+            wake.startSample >= history.startSample
+                ? WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...]) : nil
+        }
         func freeText(expectingLead: Bool = false) throws(DecoderError) -> UtteranceRecognizer.FreeText {
             guard let from = result.freeSpeechStart ?? result.commandStart else { return .init(before: [], text: "") }
             // Measured on the dev set's searches: this window beats the whole rest of the utterance and the
@@ -309,11 +315,6 @@ public final class Pipeline {
                                audioStart + AudioFormat.samples(settings.maxLanguageModelAudio))
             let audio = history.samples(from: audioStart, to: audioEnd)
             lastLanguageModelUse = sampleCount
-            // The talker's level: their wake phrase's, when this utterance holds it.
-            let talkerLevel = result.wake.flatMap { wake in
-                wake.startSample >= history.startSample
-                    ? WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...]) : nil
-            }
             return try recognizer.transcribeFreeText(audio, startSample: audioStart, fromSample: from,
                                                      expectingLead: expectingLead, talkerLevel: talkerLevel)
         }
