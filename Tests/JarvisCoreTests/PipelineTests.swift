@@ -437,6 +437,29 @@ extension PipelineTests {
 }
 
 extension PipelineTests {
+    /// Under steady noise a wake phrase just under the threshold wakes when a sure command follows it, and
+    /// only then: without the allowance, or with a command confidence no command reaches, nothing happens.
+    func testSureCommandCarriesAMarginalWakePhraseInSteadyNoise() throws {
+        let events = try run("noisy_go_forward.wav")
+        XCTAssertEqual(intents(events).map(\.name), ["navigate"])
+        XCTAssertEqual(intents(events).first?.slots["target"], .string("forward"))
+        let wakes = events.compactMap { if case .wake(_, let score) = $0.kind { return score } else { return nil } }
+        XCTAssertEqual(wakes.count, 1)
+        XCTAssertLessThan(wakes.first ?? 1, 0.5, "the wake phrase alone is under the threshold")
+
+        var noAllowance = PipelineSettings()
+        noAllowance.recognizer.tentativeWakeSlack = nil
+        let without = try run("noisy_go_forward.wav", settings: noAllowance)
+        XCTAssertEqual(count(without, "wake"), 0)
+        XCTAssertEqual(intents(without), [])
+
+        var unreachable = PipelineSettings()
+        unreachable.recognizer.tentativeWakeCommandConfidence = 1.01
+        let unsure = try run("noisy_go_forward.wav", settings: unreachable)
+        XCTAssertEqual(count(unsure, "wake"), 0)
+        XCTAssertEqual(intents(unsure), [])
+    }
+
     /// The live gate (like the thresholds) falls under steady noise only: a hiss at 15 dB, not babble at the
     /// same SNR, and not a clean room.
     func testLiveGateFallsUnderSteadyNoiseOnly() throws {

@@ -121,6 +121,12 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// after queries ("that", "are", "gun") lay 14–20 dB under the wake phrase; the last words of clean
     /// queries within 5 dB of it. nil keeps them.
     public var quietTrailingWordDrop: Double? = 12
+    /// Under steady noise (scaled by `noisiness`), a wake phrase that verifies up to this much (nats per
+    /// frame) under the wake threshold still wakes when a complete command follows it in the same breath
+    /// with a confidence of at least `tentativeWakeCommandConfidence`: the evidence of the two adds up.
+    /// nil: never.
+    public var tentativeWakeSlack: Double? = 0.2
+    public var tentativeWakeCommandConfidence = 0.99
 
     public init() {}
 }
@@ -517,22 +523,33 @@ public final class UtteranceRecognizer {
         // The name carries the evidence ("hey" is shared with "hey davis"): verify the last word alone. A wake
         // phrase that fails verification does not end the command before it: the grammar also fits "hey
         // jarvis double click" to the end of "search for train times to boston".
-        var wakes: [(end: Int, span: UtteranceResult.WakeSpan)] = []
+        var wakes: [(end: Int, span: UtteranceResult.WakeSpan, tentative: Bool)] = []
         for wakeEnd in wakeEndIndices(in: words) {
             let name = words[wakeEnd]
-            let (score, quietScore) = wakeScores(try verify([name.word], fromFrame: name.startFrame,
-                                                            toFrame: name.endFrame))
-            guard score >= 0.5 else { continue }
+            let margin = try verify([name.word], fromFrame: name.startFrame, toFrame: name.endFrame)
+            let (score, quietScore) = wakeScores(margin)
+            let tentative = score < 0.5
+            if tentative {
+                guard let slack = settings.tentativeWakeSlack, margin >= wakeThreshold - slack * noisiness else { continue }
+            }
             let wakeFirst = wakeEnd - wakeWords.count + 1
             wakes.append((wakeEnd, .init(startSample: sample(words[wakeFirst].startFrame),
                                          endSample: sample(words[wakeEnd].endFrame + 1), score: score,
-                                         quietScore: quietScore)))
+                                         quietScore: quietScore), tentative))
         }
         var results: [UtteranceResult] = []
-        for (n, (wakeEnd, wake)) in wakes.enumerated() {
+        for (n, (wakeEnd, wake, tentative)) in wakes.enumerated() {
             let nextWake = n + 1 < wakes.count ? wakes[n + 1].end - wakeWords.count + 1 : words.count
             var result = try interpret(words[(wakeEnd + 1)..<nextWake], wake: wake)
             result.spanEnd = nextWake < words.count ? sample(words[nextWake].startFrame) : utteranceStart + fed.count
+            if tentative {
+                let sure = result.confidence >= settings.tentativeWakeCommandConfidence
+                    && commands.parse(result.words.filter { !GrammarGenerator.isPhoneWord($0) }) != nil
+                if Self.tracing {
+                    FileHandle.standardError.write(Data("tentative wake \(wake.score) with \(result.words) at \(result.confidence): \(sure ? "taken" : "dropped")\n".utf8))
+                }
+                guard sure else { continue }
+            }
             results.append(result)
         }
         return results
