@@ -324,6 +324,20 @@ extension PipelineTests {
         XCTAssertNil(query("i really want to search for dogs"), "the command starts too late: a sentence")
         XCTAssertNil(query("scroll down the page"), "no free text")
     }
+
+    /// ...and a whole command without free text in its words, after at most one other word.
+    func testWholeCommandInTheLanguageModelsWords() throws {
+        let pipeline = try Pipeline(settings: PipelineSettings()) { _ in }
+        func heard(_ text: String) -> Intent? { pipeline.wholeCommand(in: CommandSet.normalizeWords(text)) }
+        XCTAssertEqual(heard("those refresh the page")?.slots["target"], .string("reload"))
+        XCTAssertEqual(heard("jarvis refresh the page")?.slots["target"], .string("reload"), "the wake phrase's end")
+        XCTAssertEqual(heard("scroll down")?.slots["direction"], .string("down"))
+        XCTAssertNil(heard("so those refresh the page"), "the command starts too late")
+        XCTAssertNil(heard("refresh the page now"), "more words after it: a sentence")
+        XCTAssertNil(heard("search for dogs"), "a search is the free-text opinion's")
+        XCTAssertNil(heard("what is the weather like today"))
+        XCTAssertNil(heard(""))
+    }
 }
 
 extension PipelineTests {

@@ -37,6 +37,8 @@ public struct PipelineSettings: Sendable, Equatable {
     /// When the grammar finds no command after a wake phrase, the language model's transcript is searched for
     /// a command with free text ("search for …"; see `freeTextCommand`).
     public var freeTextSecondOpinion = true
+    /// ...and for a command without free text that it heard whole ("refresh the page"; `wholeCommand`).
+    public var wholeCommandSecondOpinion = true
     /// Words the language model may hear before such a command's first word.
     public var freeTextLeadWords = 2
     /// A command (without free text) whose confidence is below this, in a clean segment (SNR at or above
@@ -351,8 +353,16 @@ public final class Pipeline {
         // language model, which knows every word, heard "search for football scores" where the grammar heard
         // "back" and phones. Its words are parsed with the same phrase patterns.
         func tookFreeTextCommand(_ free: UtteranceRecognizer.FreeText) throws(DecoderError) -> Bool {
-            guard settings.freeTextSecondOpinion,
-                  let intent = freeTextCommand(in: free.before + CommandSet.normalizeWords(free.text)),
+            guard settings.freeTextSecondOpinion else { return false }
+            let all = free.before + CommandSet.normalizeWords(free.text)
+            if settings.wholeCommandSecondOpinion, let intent = wholeCommand(in: all) {
+                // "refresh the page", where the grammar heard "please search for" and three phones.
+                emit(Event(t: t, .transcript(text: intent.text, confidence: 0.5, start: start, end: end,
+                                              alternatives: [])))
+                perform(intent, confidence: 0.5, at: t)
+                return true
+            }
+            guard let intent = freeTextCommand(in: all),
                   let slot = freeTextSlot(of: intent), case .string(let heard)? = intent.slots[slot] else { return false }
             let lead = CommandSet.normalizeWords(String(intent.text.dropLast(heard.count)))
             takeSearch(intent, slot: slot, query: try ledSearch(free) ?? heard, lead: lead)
@@ -479,6 +489,19 @@ public final class Pipeline {
                 let query = words[end...].joined(separator: " ")
                 intent.slots[slot] = .string(query)
                 intent.text = words[first...].joined(separator: " ")
+                return intent
+            }
+        }
+        return nil
+    }
+
+    /// A command without free text that the language model heard whole: all of `words` from the first or
+    /// second on (after the end of the wake phrase, which the audio starts a little before), nil otherwise.
+    func wholeCommand(in words: [String]) -> Intent? {
+        let words = Array(words.drop(while: { recognizer.wakeWords.contains($0) }))
+        guard !words.isEmpty else { return nil }
+        for first in 0...min(1, words.count - 1) {
+            if let intent = commands.parse(Array(words[first...])), freeTextSlot(of: intent) == nil {
                 return intent
             }
         }
