@@ -39,6 +39,10 @@ public struct PipelineSettings: Sendable, Equatable {
     public var freeTextSecondOpinion = true
     /// ...and for a command without free text that it heard whole ("refresh the page"; `wholeCommand`).
     public var wholeCommandSecondOpinion = true
+    /// When neither finds one, the language model expecting a lead ("search for", "look up") hears the speech
+    /// again, and a search it hears first, whose path sounds about as good as the general model's
+    /// (`leadAcousticLoss`), is taken. Measured: paraphrase 88 → 92 %, every other table unchanged.
+    public var ledSearchAfterRejection = true
     /// Words the language model may hear before such a command's first word.
     public var freeTextLeadWords = 2
     /// A command (without free text) whose confidence is below this, in a clean segment (SNR at or above
@@ -326,6 +330,9 @@ public final class Pipeline {
         // starts a little before, is often heard as "this": "what does look up the old…" is not a search),
         // and that path sounds about as good as the general model's own over the same audio; else nil.
         func ledSearch(_ general: UtteranceRecognizer.FreeText) throws(DecoderError) -> String? {
+            try ledSearchIntent(general)?.query
+        }
+        func ledSearchIntent(_ general: UtteranceRecognizer.FreeText) throws(DecoderError) -> (intent: Intent, query: String)? {
             guard recognizer.settings.commandLeadWeight > 0 else { return nil }
             let led = try freeText(expectingLead: true)
             let words = (led.before + CommandSet.normalizeWords(led.text)).drop(while: recognizer.wakeWords.contains)
@@ -335,7 +342,7 @@ public final class Pipeline {
             if UtteranceRecognizer.tracing {
                 FileHandle.standardError.write(Data("lead heard by the lead model; its path loses \(loss) per frame\n".utf8))
             }
-            return loss <= settings.leadAcousticLoss ? query : nil
+            return loss <= settings.leadAcousticLoss ? (intent, query) : nil
         }
         func takeSearch(_ intent: Intent, slot: String, query: String, lead: [String]) {
             var intent = intent
@@ -368,18 +375,29 @@ public final class Pipeline {
             takeSearch(intent, slot: slot, query: try ledSearch(free) ?? heard, lead: lead)
             return true
         }
+        // Nor in the general model's words: the model expecting a lead decides, as for an unsure search
+        // ("was what op tomato soup" → "look up tomato soup").
+        func tookLedSearch(_ free: UtteranceRecognizer.FreeText) throws(DecoderError) -> Bool {
+            guard settings.freeTextSecondOpinion, settings.ledSearchAfterRejection,
+                  let led = try ledSearchIntent(free), let slot = freeTextSlot(of: led.intent) else { return false }
+            let lead = CommandSet.normalizeWords(String(led.intent.text.dropLast(led.query.count)))
+            takeSearch(led.intent, slot: slot, query: led.query, lead: lead)
+            return true
+        }
         /// - Parameter heard: the language model's transcript when it was decoded already.
         func rejectUnlessFreeText(_ text: String, _ reason: String,
                                   heard: UtteranceRecognizer.FreeText? = nil) throws(DecoderError) {
             if settings.freeTextSecondOpinion, !commands.freeTextSlots.isEmpty {
                 let free = if let heard { heard } else { try freeText() }
                 if try tookFreeTextCommand(free) { return }
+                if try tookLedSearch(free) { return }
             }
             reject(text, reason)
         }
         if result.words.allSatisfy(GrammarGenerator.isPhoneWord) {
             let free = try freeText()
             if try tookFreeTextCommand(free) { return }
+            if try tookLedSearch(free) { return }
             emit(Event(t: t, .transcript(text: free.text, confidence: 0, start: start, end: end, alternatives: [])))
             return reject(free.text, "not-a-command")
         }
