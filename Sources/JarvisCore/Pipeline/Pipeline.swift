@@ -329,10 +329,7 @@ public final class Pipeline {
         // when it hears the lead first, after at most one word (the end of the wake phrase, which the audio
         // starts a little before, is often heard as "this": "what does look up the old…" is not a search),
         // and that path sounds about as good as the general model's own over the same audio; else nil.
-        func ledSearch(_ general: UtteranceRecognizer.FreeText) throws(DecoderError) -> String? {
-            try ledSearchIntent(general)?.query
-        }
-        func ledSearchIntent(_ general: UtteranceRecognizer.FreeText) throws(DecoderError) -> (intent: Intent, query: String)? {
+        func ledSearch(_ general: UtteranceRecognizer.FreeText) throws(DecoderError) -> (intent: Intent, query: String)? {
             guard recognizer.settings.commandLeadWeight > 0 else { return nil }
             let led = try freeText(expectingLead: true)
             let words = (led.before + CommandSet.normalizeWords(led.text)).drop(while: recognizer.wakeWords.contains)
@@ -356,9 +353,10 @@ public final class Pipeline {
             stats.rejections += 1
             emit(Event(t: t, .rejected(text: text, reason: reason)))
         }
-        // Speech after the wake phrase that the grammar did not take as a command may still be a search: the
+        // Speech after the wake phrase that the grammar did not take as a command may still be one: the
         // language model, which knows every word, heard "search for football scores" where the grammar heard
-        // "back" and phones. Its words are parsed with the same phrase patterns.
+        // "back" and phones. Its words are parsed with the same phrase patterns: a whole command, a command
+        // with free text, or (`ledSearchAfterRejection`) a search the lead-expecting model hears.
         func tookFreeTextCommand(_ free: UtteranceRecognizer.FreeText) throws(DecoderError) -> Bool {
             guard settings.freeTextSecondOpinion else { return false }
             let all = free.before + CommandSet.normalizeWords(free.text)
@@ -369,19 +367,17 @@ public final class Pipeline {
                 perform(intent, confidence: 0.5, at: t)
                 return true
             }
-            guard let intent = freeTextCommand(in: all),
-                  let slot = freeTextSlot(of: intent), case .string(let heard)? = intent.slots[slot] else { return false }
-            let lead = CommandSet.normalizeWords(String(intent.text.dropLast(heard.count)))
-            takeSearch(intent, slot: slot, query: try ledSearch(free) ?? heard, lead: lead)
-            return true
-        }
-        // Nor in the general model's words: the model expecting a lead decides, as for an unsure search
-        // ("was what op tomato soup" → "look up tomato soup").
-        func tookLedSearch(_ free: UtteranceRecognizer.FreeText) throws(DecoderError) -> Bool {
-            guard settings.freeTextSecondOpinion, settings.ledSearchAfterRejection,
-                  let led = try ledSearchIntent(free), let slot = freeTextSlot(of: led.intent) else { return false }
-            let lead = CommandSet.normalizeWords(String(led.intent.text.dropLast(led.query.count)))
-            takeSearch(led.intent, slot: slot, query: led.query, lead: lead)
+            if let intent = freeTextCommand(in: all), let slot = freeTextSlot(of: intent),
+               case .string(let heard)? = intent.slots[slot] {
+                takeSearch(intent, slot: slot, query: try ledSearch(free)?.query ?? heard,
+                           lead: Self.leadWords(of: intent, query: heard))
+                return true
+            }
+            // Nor in the general model's words: the model expecting a lead decides, as for an unsure search
+            // ("was what op tomato soup" → "look up tomato soup").
+            guard settings.ledSearchAfterRejection, let led = try ledSearch(free),
+                  let slot = freeTextSlot(of: led.intent) else { return false }
+            takeSearch(led.intent, slot: slot, query: led.query, lead: Self.leadWords(of: led.intent, query: led.query))
             return true
         }
         /// - Parameter heard: the language model's transcript when it was decoded already.
@@ -390,14 +386,12 @@ public final class Pipeline {
             if settings.freeTextSecondOpinion, !commands.freeTextSlots.isEmpty {
                 let free = if let heard { heard } else { try freeText() }
                 if try tookFreeTextCommand(free) { return }
-                if try tookLedSearch(free) { return }
             }
             reject(text, reason)
         }
         if result.words.allSatisfy(GrammarGenerator.isPhoneWord) {
             let free = try freeText()
             if try tookFreeTextCommand(free) { return }
-            if try tookLedSearch(free) { return }
             emit(Event(t: t, .transcript(text: free.text, confidence: 0, start: start, end: end, alternatives: [])))
             return reject(free.text, "not-a-command")
         }
@@ -419,7 +413,7 @@ public final class Pipeline {
             // An unsure search ("please look up" at 0.0004): the language model expecting its lead decides.
             if let slot = freeTextSlot(of: intent) {
                 let free = try freeText()
-                if let query = try ledSearch(free) {
+                if let query = try ledSearch(free)?.query {
                     return takeSearch(intent, slot: slot, query: query, lead: literal)
                 }
                 return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence", heard: free)
@@ -446,7 +440,7 @@ public final class Pipeline {
             // The language model, which knows all words, must also have heard the word that opens the free
             // text ("for" of "search for"): the grammar alone hears "google" in "good morning". When it did
             // not ("so it or" for "search for"), the language model expecting the lead decides.
-            let led = try ledSearch(free)
+            let led = try ledSearch(free)?.query
             if settings.confirmFreeTextTrigger, led == nil,
                let trigger = result.words.prefix(while: { !GrammarGenerator.isPhoneWord($0) }).last,
                !(try recognizer.heard(trigger, in: free.before)) {
@@ -511,6 +505,11 @@ public final class Pipeline {
             }
         }
         return nil
+    }
+
+    /// The words of a free-text intent's text before its query ("look up" of "look up tomato soup").
+    static func leadWords(of intent: Intent, query: String) -> [String] {
+        CommandSet.normalizeWords(String(intent.text.dropLast(query.count)))
     }
 
     /// A command without free text that the language model heard whole: all of `words` from the first or
