@@ -512,3 +512,36 @@ extension PipelineTests {
         XCTAssertEqual(hyp.words.filter { !$0.isFiller }.map(\.word), ["scroll", "down"])
     }
 }
+
+extension PipelineTests {
+    /// The grammar decoder takes the language model's words at run time (`addWords`), so one acoustic model
+    /// serves both: a word added after loading is heard by a search added afterwards, a word already known is
+    /// not added twice, and a removed search can no longer be chosen.
+    func testWordsAddedToTheDictionaryAreHeardAndRemovedSearchesAreGone() throws {
+        let samples = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
+        let command = samples[(16_000 * 16 / 10)..<(16_000 * 27 / 10)]
+        // A dictionary without "scroll".
+        let dictionary = try GrammarDictionary(vocabulary: ["down", "up"], from: ModelPaths.debianDefault.dictionary)
+        var model = ModelPaths.debianDefault
+        model.dictionary = try dictionary.writeTemporary()
+        defer { try? FileManager.default.removeItem(atPath: model.dictionary) }
+        let decoder = try PocketSphinxDecoder(model: model, extraArguments: [("-cmn", "batch")])
+        XCTAssertNil(decoder.pronunciation(of: "scroll"))
+        let scroll = try GrammarDictionary(vocabulary: ["scroll", "down", "up"], from: ModelPaths.debianDefault.dictionary)
+        XCTAssertEqual(try decoder.addWords(scroll.entries), scroll.entries.filter { $0.word.hasPrefix("scroll") }.count)
+        XCTAssertEqual(try decoder.addWords(scroll.entries), 0, "every word is known now")
+        XCTAssertNotNil(decoder.pronunciation(of: "scroll"))
+        var graph = GrammarGraph()
+        graph.start = graph.newState()
+        let middle = graph.newState()
+        graph.final = graph.newState()
+        graph.add(graph.start, middle, "scroll")
+        graph.add(middle, graph.final, "down", log(0.5))
+        graph.add(middle, graph.final, "up", log(0.5))
+        try decoder.addGraph(name: "scroll", graph)
+        let hyp = try XCTUnwrap(try decoder.decodeUtterance(command, search: "scroll"))
+        XCTAssertEqual(hyp.words.filter { !$0.isFiller }.map(\.word), ["scroll", "down"])
+        decoder.removeSearch("scroll")
+        XCTAssertThrowsError(try decoder.useSearch("scroll"))
+    }
+}

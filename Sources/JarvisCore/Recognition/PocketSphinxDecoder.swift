@@ -116,6 +116,30 @@ public final class PocketSphinxDecoder {
         mixedModels[name] = set
     }
 
+    /// Removes search `name` and frees it (with its language model, when no other search holds it).
+    public func removeSearch(_ name: String) {
+        if inUtterance { endUtterance() }
+        _ = ps_unset_search(ps, name)
+        if let set = mixedModels.removeValue(forKey: name) { ngram_model_free(set) }
+    }
+
+    /// Adds dictionary entries ("read(2)" after "read") that the dictionary does not hold yet, without
+    /// rebuilding any search (a search added afterwards sees them). Returns how many were added.
+    @discardableResult
+    public func addWords(_ entries: [(word: String, phones: String)]) throws(DecoderError) -> Int {
+        if inUtterance { endUtterance() }
+        var added = 0
+        for (word, phones) in entries {
+            if let known = ps_lookup_word(ps, word) {
+                free(known)
+                continue
+            }
+            try check(ps_add_word(ps, word, phones, 0), "add word '\(word)'")
+            added += 1
+        }
+        return added
+    }
+
     /// Whether search `name` (from `addMixedLanguageModel`) uses the interpolation or its main model alone.
     public func mixLanguageModel(_ name: String, _ mix: Bool) {
         if let set = mixedModels[name] { jarvis_lm_mix(set, mix ? 1 : 0) }

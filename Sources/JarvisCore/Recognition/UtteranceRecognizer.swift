@@ -182,9 +182,12 @@ public final class UtteranceRecognizer {
     private let spokenWords: Set<String>
     public let settings: RecognizerSettings
     private let decoder: PocketSphinxDecoder
-    /// The general language model over the full dictionary, loaded on first use (search text, rejections).
-    private var textDecoder: PocketSphinxDecoder?
-    /// The language-model decoder's words, read once (reading them loads the whole model).
+    /// Whether the grammar decoder holds the general language model's search ("lm"; search text, rejections),
+    /// added on first use and removed when released.
+    private var hasLanguageModelSearch = false
+    /// Whether the grammar decoder's dictionary holds the language model's words (added once, kept).
+    private var hasLanguageModelWords = false
+    /// The language model's words, read once (reading them loads the whole model).
     private var languageModelVocabulary: Set<String>?
     private var warnedAboutWholeLanguageModel = false
     private var mode: Mode = .wake
@@ -677,13 +680,15 @@ public final class UtteranceRecognizer {
     /// Language-model decode of `audio` (16 kHz, starting at absolute sample `startSample`): the words that
     /// begin at or after absolute sample `fromSample`, lower case, fillers removed. Decoding the whole command
     /// (not only the free text) gives the cepstral mean normalisation enough audio.
-    /// Whether the language-model decoder is loaded.
-    public var languageModelLoaded: Bool { textDecoder != nil }
+    /// Whether the language model is loaded.
+    public var languageModelLoaded: Bool { hasLanguageModelSearch }
 
-    /// Frees the language-model decoder (most of the process's memory); the next search loads it again.
+    /// Frees the language model's search (most of the process's memory); the next search loads it again.
+    /// Its words stay in the dictionary (about 2 MB), so loading it again does not add them again.
     public func releaseLanguageModel() {
-        guard textDecoder != nil else { return }
-        textDecoder = nil
+        guard hasLanguageModelSearch else { return }
+        decoder.removeSearch("lm")
+        hasLanguageModelSearch = false
         jarvis_release_free_memory()
     }
 
@@ -774,8 +779,10 @@ public final class UtteranceRecognizer {
         _ = languageModelPath()
     }
 
+    /// The grammar decoder, holding the language model's search: one acoustic model and one dictionary serve
+    /// both (a decoder of its own for the language model took 8 MB more: its copy of the acoustic model).
     private func languageModelDecoder() throws(DecoderError) -> PocketSphinxDecoder {
-        if let textDecoder { return textDecoder }
+        if hasLanguageModelSearch { return decoder }
         // Only the words the language model knows: the other two thirds of the dictionary could never be
         // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
         let modelPath = languageModelPath()
@@ -787,11 +794,11 @@ public final class UtteranceRecognizer {
                 path: modelPath, limit: settings.languageModelWords, keeping: spokenWords)
             languageModelVocabulary = vocabulary
         }
-        let dictPath = try GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary).writeTemporary()
-        defer { try? FileManager.default.removeItem(atPath: dictPath) }
-        var model = settings.model
-        model.dictionary = dictPath
-        let d = try PocketSphinxDecoder(model: model, extraArguments: [("-cmn", "batch")])
+        if !hasLanguageModelWords {
+            try decoder.addWords(GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary).entries)
+            hasLanguageModelWords = true
+        }
+        let d = decoder
         let leads = CommandLeadModel(commands: commands, wakeWords: wakeWords)
         if leads.isEmpty || settings.commandLeadWeight <= 0 {
             try d.addLanguageModel(name: "lm", path: modelPath)
@@ -803,8 +810,7 @@ public final class UtteranceRecognizer {
             try d.addMixedLanguageModel(name: "lm", path: modelPath, extraPath: path,
                                         weight: settings.commandLeadWeight)
         }
-        try d.useSearch("lm")
-        textDecoder = d
+        hasLanguageModelSearch = true
         return d
     }
 }
