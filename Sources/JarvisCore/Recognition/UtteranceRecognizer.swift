@@ -185,10 +185,8 @@ public final class UtteranceRecognizer {
     /// Whether the grammar decoder holds the general language model's search ("lm"; search text, rejections),
     /// added on first use and removed when released.
     private var hasLanguageModelSearch = false
-    /// Whether the grammar decoder's dictionary holds the language model's words (added once, kept).
+    /// Whether the grammar decoder's dictionary holds the language model's words (read and added once, kept).
     private var hasLanguageModelWords = false
-    /// The language model's words, read once (reading them loads the whole model).
-    private var languageModelVocabulary: Set<String>?
     private var warnedAboutWholeLanguageModel = false
     private var mode: Mode = .wake
     private var utteranceStart = 0
@@ -677,9 +675,6 @@ public final class UtteranceRecognizer {
         }.map { $0 + wakeWords.count - 1 }
     }
 
-    /// Language-model decode of `audio` (16 kHz, starting at absolute sample `startSample`): the words that
-    /// begin at or after absolute sample `fromSample`, lower case, fillers removed. Decoding the whole command
-    /// (not only the free text) gives the cepstral mean normalisation enough audio.
     /// Whether the language model is loaded.
     public var languageModelLoaded: Bool { hasLanguageModelSearch }
 
@@ -783,34 +778,27 @@ public final class UtteranceRecognizer {
     /// both (a decoder of its own for the language model took 8 MB more: its copy of the acoustic model).
     private func languageModelDecoder() throws(DecoderError) -> PocketSphinxDecoder {
         if hasLanguageModelSearch { return decoder }
-        // Only the words the language model knows: the other two thirds of the dictionary could never be
-        // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
         let modelPath = languageModelPath()
-        let vocabulary: Set<String>
-        if let known = languageModelVocabulary {
-            vocabulary = known
-        } else {
-            vocabulary = try PocketSphinxDecoder.languageModelVocabulary(
-                path: modelPath, limit: settings.languageModelWords, keeping: spokenWords)
-            languageModelVocabulary = vocabulary
-        }
         if !hasLanguageModelWords {
+            // Only the words the language model knows: the other two thirds of the dictionary could never be
+            // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
+            let vocabulary = try PocketSphinxDecoder.languageModelVocabulary(
+                path: modelPath, limit: settings.languageModelWords, keeping: spokenWords)
             try decoder.addWords(GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary).entries)
             hasLanguageModelWords = true
         }
-        let d = decoder
         let leads = CommandLeadModel(commands: commands, wakeWords: wakeWords)
         if leads.isEmpty || settings.commandLeadWeight <= 0 {
-            try d.addLanguageModel(name: "lm", path: modelPath)
+            try decoder.addLanguageModel(name: "lm", path: modelPath)
         } else {
             // One search over both models, switched per decode: a second search would build its own lexicon
             // tree over the whole vocabulary (about a second of CPU per load).
             let path = try writeTemporaryModelFile(leads.arpa(), kind: "leads", suffix: "arpa")
             defer { try? FileManager.default.removeItem(atPath: path) }
-            try d.addMixedLanguageModel(name: "lm", path: modelPath, extraPath: path,
-                                        weight: settings.commandLeadWeight)
+            try decoder.addMixedLanguageModel(name: "lm", path: modelPath, extraPath: path,
+                                           weight: settings.commandLeadWeight)
         }
         hasLanguageModelSearch = true
-        return d
+        return decoder
     }
 }
