@@ -497,19 +497,26 @@ extension PipelineTests {
     /// The grammar that rescores a command with the phones after it (`commandsGraph`), on real audio: over
     /// the fixture's "scroll down" it hears exactly that command.
     func testCommandsOnlyGrammarHearsTheCommandOfASpan() throws {
-        let samples = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
         let commands = CommandSet.builtin()
         // The grammar's dictionary: the commands' words and the phone words of its free-text loops.
-        let dictionary = try GrammarDictionary(vocabulary: commands.vocabulary, from: ModelPaths.debianDefault.dictionary)
-        var model = ModelPaths.debianDefault
-        model.dictionary = try dictionary.writeTemporary()
-        defer { try? FileManager.default.removeItem(atPath: model.dictionary) }
-        let decoder = try PocketSphinxDecoder(model: model, extraArguments: [("-cmn", "batch")])
+        let decoder = try batchDecoder(knowing: commands.vocabulary)
         try decoder.addGraph(name: "commands", GrammarGenerator(commands: commands).commandsGraph())
-        // "scroll down" (with a little of the pause before it and the floor after): 1.6–2.7 s.
-        let command = samples[(16_000 * 16 / 10)..<(16_000 * 27 / 10)]
-        let hyp = try XCTUnwrap(try decoder.decodeUtterance(command, search: "commands"))
+        let hyp = try XCTUnwrap(try decoder.decodeUtterance(try scrollDownCommand(), search: "commands"))
         XCTAssertEqual(hyp.words.filter { !$0.isFiller }.map(\.word), ["scroll", "down"])
+    }
+
+    /// A batch-CMN decoder whose dictionary holds `vocabulary` (and the phone words).
+    private func batchDecoder(knowing vocabulary: Set<String>) throws -> PocketSphinxDecoder {
+        var model = ModelPaths.debianDefault
+        model.dictionary = try GrammarDictionary(vocabulary: vocabulary, from: model.dictionary).writeTemporary()
+        defer { try? FileManager.default.removeItem(atPath: model.dictionary) }  // read by the decoder's init
+        return try PocketSphinxDecoder(model: model, extraArguments: [("-cmn", "batch")])
+    }
+
+    /// "scroll down" of the fixture, with a little of the pause before it and the floor after (1.6–2.7 s).
+    private func scrollDownCommand() throws -> ArraySlice<Int16> {
+        let samples = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
+        return samples[(16_000 * 16 / 10)..<(16_000 * 27 / 10)]
     }
 }
 
@@ -518,14 +525,7 @@ extension PipelineTests {
     /// serves both: a word added after loading is heard by a search added afterwards, a word already known is
     /// not added twice, and a removed search can no longer be chosen.
     func testWordsAddedToTheDictionaryAreHeardAndRemovedSearchesAreGone() throws {
-        let samples = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
-        let command = samples[(16_000 * 16 / 10)..<(16_000 * 27 / 10)]
-        // A dictionary without "scroll".
-        let dictionary = try GrammarDictionary(vocabulary: ["down", "up"], from: ModelPaths.debianDefault.dictionary)
-        var model = ModelPaths.debianDefault
-        model.dictionary = try dictionary.writeTemporary()
-        defer { try? FileManager.default.removeItem(atPath: model.dictionary) }
-        let decoder = try PocketSphinxDecoder(model: model, extraArguments: [("-cmn", "batch")])
+        let decoder = try batchDecoder(knowing: ["down", "up"])  // no "scroll"
         XCTAssertNil(decoder.pronunciation(of: "scroll"))
         let scroll = try GrammarDictionary(vocabulary: ["scroll", "down", "up"], from: ModelPaths.debianDefault.dictionary)
         XCTAssertEqual(try decoder.addWords(scroll.entries), scroll.entries.filter { $0.word.hasPrefix("scroll") }.count)
@@ -539,7 +539,7 @@ extension PipelineTests {
         graph.add(middle, graph.final, "down", log(0.5))
         graph.add(middle, graph.final, "up", log(0.5))
         try decoder.addGraph(name: "scroll", graph)
-        let hyp = try XCTUnwrap(try decoder.decodeUtterance(command, search: "scroll"))
+        let hyp = try XCTUnwrap(try decoder.decodeUtterance(try scrollDownCommand(), search: "scroll"))
         XCTAssertEqual(hyp.words.filter { !$0.isFiller }.map(\.word), ["scroll", "down"])
         decoder.removeSearch("scroll")
         XCTAssertThrowsError(try decoder.useSearch("scroll"))

@@ -775,7 +775,7 @@ public final class UtteranceRecognizer {
     }
 
     /// The grammar decoder, holding the language model's search: one acoustic model and one dictionary serve
-    /// both (a decoder of its own for the language model took 8 MB more: its copy of the acoustic model).
+    /// both (a decoder of its own for the language model took 9 MB more: its copy of the acoustic model).
     private func languageModelDecoder() throws(DecoderError) -> PocketSphinxDecoder {
         if hasLanguageModelSearch { return decoder }
         let modelPath = languageModelPath()
