@@ -119,6 +119,17 @@ final class PipelineTests: XCTestCase {
         XCTAssertLessThanOrEqual(BenchmarkResult.median(result.wakeLatencies) ?? 9, 0.3)
     }
 
+    /// An early wake needs the wake search to hear the phrase around the live decoder's candidate too; when it
+    /// cannot agree (a negative slack), the wake is reported after the utterance instead, with the same intent.
+    func testEarlyWakeNeedsTheWakeSearchToAgree() throws {
+        var settings = PipelineSettings()
+        settings.recognizer.earlyConfirmSlack = -1
+        let events = try run("scroll_down.wav", settings: settings)
+        let types = events.map(\.type).filter { ["wake", "speech_end", "intent"].contains($0) }
+        XCTAssertEqual(types, ["speech_end", "wake", "intent"])
+        XCTAssertEqual(intents(events).first?.slots["direction"], .string("down"))
+    }
+
     /// Without the streaming wake the wake comes after the utterance, with the same intents.
     func testStreamingWakeDoesNotChangeTheIntents() throws {
         var settings = PipelineSettings()

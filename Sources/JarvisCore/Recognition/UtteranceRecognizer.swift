@@ -51,6 +51,11 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var wakeSettle = 0.1
     /// Verification score a wake phrase needs to be reported before the command after it is known.
     public var earlyWakeScore = 0.9
+    /// Before a wake phrase is reported early, the wake search decodes the audio from this long before the live
+    /// decoder's candidate to its end and must hear it there too (s); 0: no such check.
+    public var earlyConfirmLead = 0.5
+    /// How far (s) the end of the wake phrase in that decode may lie from the live decoder's.
+    public var earlyConfirmSlack = 0.15
     /// Weight (in frames) of the previous segments' cepstral mean against the current segment's.
     public var priorMeanFrames = 100.0
     /// Skip the final whole-utterance decode of a segment in which the live decoder never hypothesised the
@@ -72,12 +77,13 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// in its phone loop: measured 5 % less CPU and 3 MB less memory in continuous speech with the same
     /// dev-set and real-set results; 1e-18 lost 5 % of clean wakes.
     public var liveWordBeam = 1e-22
-    /// Phones of the live wake search's loop (its competitor for speech without the wake phrase). All 39 by
-    /// default. `GrammarGenerator.broadPhones` (17) cuts the CPU of continuous speech by a quarter (24.5 →
-    /// 18.6 s per 10 minutes, the same dev, non-command, noise and real-recording tables), but the weaker
-    /// competitor proposes more candidates, and in 60 minutes of real speech one of them passed verification
-    /// early ("hey jarvis" at 0.91, a false wake the whole-utterance decode did not confirm); all 39 had none.
-    public var liveLoopPhones = GrammarGenerator.phones
+    /// Phones of the live wake search's loop (its competitor for speech without the wake phrase):
+    /// `GrammarGenerator.broadPhones` (17 of the 39), which keep fewer of the acoustic model's Gaussian
+    /// codebooks busy. The weaker competitor proposes more candidates (36 instead of 12 in the dev stream), so
+    /// an early report also needs the whole grammar's agreement (`earlyConfirmLead`): without it, one false
+    /// "hey jarvis" passed verification early in 60 minutes of real speech. Measured against all 39 phones:
+    /// the dev stream's CPU 3.24 → 3.06 s, the same dev, non-command and real-recording tables.
+    public var liveLoopPhones = GrammarGenerator.broadPhones
     /// Longest stretch of audio the live decoder follows in one search (s). Its search history grows with
     /// every frame (about 0.4 MB/s in speech), so in long speech it starts over on the last `liveOverlap`.
     public var liveWindow = 20.0
@@ -404,7 +410,9 @@ public final class UtteranceRecognizer {
                 let wakeStop = (nameWord.endFrame + 1) * Self.samplesPerFrame
                 candidateSpan = min(candidateSpan?.lowerBound ?? wakeStart, wakeStart)..<max(candidateSpan?.upperBound ?? wakeStop, wakeStop)
             }
-            guard !final, quietScore >= settings.earlyWakeScore else { continue }
+            guard !final, quietScore >= settings.earlyWakeScore,
+                  try wakeSearchConfirms(startFrame: words[wakeFirst].startFrame, endFrame: nameWord.endFrame)
+            else { continue }
             let span = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
                                                 endSample: sample(nameWord.endFrame + 1), score: score,
                                                 quietScore: quietScore)
@@ -414,6 +422,28 @@ public final class UtteranceRecognizer {
             return span
         }
         return nil
+    }
+
+    /// Whether the wake search (the whole grammar, every phone in its loop) over the audio from
+    /// `earlyConfirmLead` before a live candidate to just after it hears the wake phrase's last word end there
+    /// too (within `earlyConfirmSlack`). The live decoder's coarser loop proposes candidates that the whole
+    /// grammar would not; a wake reported before the end of the utterance needs both. A candidate it does not
+    /// confirm is left to the whole-utterance decode.
+    private func wakeSearchConfirms(startFrame: Int, endFrame: Int) throws(DecoderError) -> Bool {
+        guard settings.earlyConfirmLead > 0 else { return true }
+        guard let name = wakeWords.last else { return false }
+        let framesPerSecond = Double(PocketSphinxDecoder.framesPerSecond)
+        let fromFrame = max(0, startFrame - Int(settings.earlyConfirmLead * framesPerSecond))
+        let from = fromFrame * Self.samplesPerFrame
+        let to = min(fed.count, (endFrame + 1) * Self.samplesPerFrame + AudioFormat.samples(settings.wakeSettle))
+        guard to - from >= Self.samplesPerFrame * 10,
+              let hyp = try decoder.decodeUtterance(fed[from..<to], search: "wake") else { return false }
+        let slack = Int(settings.earlyConfirmSlack * framesPerSecond)
+        let confirmed = hyp.spokenWords.contains { $0.word == name && abs($0.endFrame + fromFrame - endFrame) <= slack }
+        if Self.tracing {
+            FileHandle.standardError.write(Data("early wake check +\(from): \(hyp.text) -> \(confirmed)\n".utf8))
+        }
+        return confirmed
     }
 
     /// Ends the utterance and interprets its best path: one result per wake phrase in it (in wake mode), or
