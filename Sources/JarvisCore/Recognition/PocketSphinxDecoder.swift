@@ -41,6 +41,9 @@ public final class PocketSphinxDecoder {
     private let ps: OpaquePointer
     /// 10 ms feature frames per second.
     public static let framesPerSecond = 100
+
+    /// Whole 10 ms frames in `seconds` (rounded down).
+    public static func frames(_ seconds: Double) -> Int { Int(seconds * Double(framesPerSecond)) }
     private var inUtterance = false
     /// Language-model sets made by `addMixedLanguageModel` (one reference each, freed in deinit).
     private var mixedModels: [String: OpaquePointer] = [:]

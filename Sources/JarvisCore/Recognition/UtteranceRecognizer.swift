@@ -392,7 +392,7 @@ public final class UtteranceRecognizer {
         let words = hyp.spokenWords
             .map { RecognizedWord(word: $0.word, startFrame: $0.startFrame + base, endFrame: $0.endFrame + base) }
         let lastFrame = fed.count / Self.samplesPerFrame
-        let settle = final ? 0 : Int(settings.wakeSettle * Double(PocketSphinxDecoder.framesPerSecond))
+        let settle = final ? 0 : PocketSphinxDecoder.frames(settings.wakeSettle)
         for wakeEnd in wakeEndIndices(in: words) {
             let nameWord = words[wakeEnd]
             guard nameWord.endFrame + settle <= lastFrame else { continue }
@@ -432,13 +432,12 @@ public final class UtteranceRecognizer {
     private func wakeSearchConfirms(startFrame: Int, endFrame: Int) throws(DecoderError) -> Bool {
         guard settings.earlyConfirmLead > 0 else { return true }
         guard let name = wakeWords.last else { return false }
-        let framesPerSecond = Double(PocketSphinxDecoder.framesPerSecond)
-        let fromFrame = max(0, startFrame - Int(settings.earlyConfirmLead * framesPerSecond))
+        let fromFrame = max(0, startFrame - PocketSphinxDecoder.frames(settings.earlyConfirmLead))
         let from = fromFrame * Self.samplesPerFrame
         let to = min(fed.count, (endFrame + 1) * Self.samplesPerFrame + AudioFormat.samples(settings.wakeSettle))
         guard to - from >= Self.samplesPerFrame * 10,
               let hyp = try decoder.decodeUtterance(fed[from..<to], search: "wake") else { return false }
-        let slack = Int(settings.earlyConfirmSlack * framesPerSecond)
+        let slack = PocketSphinxDecoder.frames(settings.earlyConfirmSlack)
         let confirmed = hyp.spokenWords.contains { $0.word == name && abs($0.endFrame + fromFrame - endFrame) <= slack }
         if Self.tracing {
             FileHandle.standardError.write(Data("early wake check +\(from): \(hyp.text) -> \(confirmed)\n".utf8))
