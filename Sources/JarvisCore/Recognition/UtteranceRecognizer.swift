@@ -84,6 +84,11 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// "hey jarvis" passed verification early in 60 minutes of real speech. Measured against all 39 phones:
     /// the dev stream's CPU 3.24 → 3.06 s, the same dev, non-command and real-recording tables.
     public var liveLoopPhones = GrammarGenerator.broadPhones
+    /// The live decoder loads only the part of the acoustic model its grammar can use
+    /// (`AcousticModelSubset`: the context-independent phones and the triphones of the grammar's words and loop
+    /// phones), not a second copy of all of it. Measured: the dev stream's peak memory 90.4 → 87.3 MB with the
+    /// same events; see docs/accuracy.md for the dev tables. Models the subset cannot read are loaded whole.
+    public var liveModelSubset = true
     /// Longest stretch of audio the live decoder follows in one search (s). Its search history grows with
     /// every frame (about 0.4 MB/s in speech), so in long speech it starts over on the last `liveOverlap`.
     public var liveWindow = 20.0
@@ -220,6 +225,28 @@ public final class UtteranceRecognizer {
     /// Whether the grammar decoder holds the commands-only search (`commandCovering`; added on first use).
     private var hasCommandsSearch = false
     static let samplesPerFrame = AudioFormat.sampleRate / PocketSphinxDecoder.framesPerSecond
+    /// The live decoder; with `graph`, over the part of the acoustic model that graph's words can use
+    /// (`AcousticModelSubset`), or the whole model when that part cannot be made or loaded.
+    private static func liveDecoder(model: ModelPaths, arguments: [(String, String)], subsetFor graph: GrammarGraph?,
+                                    dictionary: GrammarDictionary) throws(DecoderError) -> PocketSphinxDecoder {
+        guard let graph else { return try PocketSphinxDecoder(model: model, extraArguments: arguments) }
+        let words = Set(graph.transitions.compactMap(\.word))
+        let pronunciations = dictionary.entries
+            .filter { words.contains(String($0.word.prefix { $0 != "(" })) }   // "word(2)": a second pronunciation
+            .map { $0.phones.split(separator: " ").map(String.init) }
+        do {
+            let subset = try AcousticModelSubset(modelFolder: model.acousticModel, pronunciations: pronunciations)
+            let folder = try subset.writeTemporary()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            return try PocketSphinxDecoder(model: model, extraArguments: arguments + [
+                ("-mdef", folder + "/mdef"), ("-sendump", folder + "/sendump"),
+            ])
+        } catch {
+            if tracing { FileHandle.standardError.write(Data("live decoder: whole acoustic model (\(error))\n".utf8)) }
+            return try PocketSphinxDecoder(model: model, extraArguments: arguments)
+        }
+    }
+
     /// `JARVIS_TRACE=1` prints each decoded utterance and verification score to stderr (for tuning).
     static let tracing = ProcessInfo.processInfo.environment["JARVIS_TRACE"] == "1"
 
@@ -253,10 +280,13 @@ public final class UtteranceRecognizer {
                 ("-ds", String(settings.liveFrameSkip)),
                 ("-wbeam", String(settings.liveWordBeam)),
             ]
-            let liveDecoder = try PocketSphinxDecoder(model: grammarModel, extraArguments: liveArgs)
             var liveGenerator = generator
             liveGenerator.loopPhones = settings.liveLoopPhones
-            try liveDecoder.addGraph(name: "wake", liveGenerator.wakeGraph(wakeWords: wakeWords))
+            let liveGraph = liveGenerator.wakeGraph(wakeWords: wakeWords)
+            let liveDecoder = try Self.liveDecoder(model: grammarModel, arguments: liveArgs,
+                                                   subsetFor: settings.liveModelSubset ? liveGraph : nil,
+                                                   dictionary: dictionary)
+            try liveDecoder.addGraph(name: "wake", liveGraph)
             try liveDecoder.useSearch("wake")
             live = liveDecoder
             meanTracker = CepstralMeanTracker(decoder: liveDecoder)

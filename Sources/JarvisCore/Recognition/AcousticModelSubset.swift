@@ -1,0 +1,333 @@
+import Foundation
+
+/// The part of a PocketSphinx acoustic model that a decoder over a small grammar can ever use: its
+/// context-independent phones, the triphones of the grammar's words (every cross-word context of their first
+/// and last phones, every context of a one-phone word), and the mixture weights of the senones those use.
+/// Means, variances and transition matrices stay the model's own files.
+///
+/// The live decoder (the wake proposer) hears only the wake grammar's ~120 words and its 17 loop phones, yet
+/// loaded the whole model definition (137,053 triphones, 2.9 MB, every page touched when it is read) and
+/// mixture weights (5,126 senones, 1.9 MB) a second time beside the grammar decoder. Its subset holds about
+/// 33,000 triphones and 3,400 senones: the dev stream's peak memory 90.4 → 87.3 MB, its events unchanged.
+/// Each context PocketSphinx can ask for gets the triphone it would take from the whole model (`nearest`);
+/// the scores still differ a little (1.3 % on a fixture's path), as the senones of the triphones left out are
+/// no longer part of each frame's normalisation.
+///
+/// Supports the binary model definition (`mdef`, native byte order, a fixed number of states per phone) and
+/// the 8-bit, unclustered `sendump` of Debian's models; anything else is `Unsupported` (use the whole model).
+public struct AcousticModelSubset: Sendable {
+    /// The model definition in PocketSphinx's text format (version 0.3).
+    public let modelDefinition: String
+    /// The mixture weights (`sendump` format) of the kept senones, renumbered as in `modelDefinition`.
+    public let mixtureWeights: Data
+    /// Triphones (context-dependent phones) kept, and senones kept (context-independent ones included).
+    public let triphoneCount: Int
+    public let senoneCount: Int
+
+    public struct Unsupported: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// - Parameters:
+    ///   - modelFolder: the acoustic model folder (`mdef`, `sendump`, …).
+    ///   - pronunciations: the phones of every pronunciation of every word the decoder's grammar holds.
+    public init(modelFolder: String, pronunciations: [[String]]) throws(Unsupported) {
+        let definition = try BinaryModelDefinition(path: modelFolder + "/mdef")
+        // Every triphone the decoder can ask for: the first phone of a word after any phone, the last before
+        // any, the inner ones between their neighbours, a one-phone word between any two. Each gets the
+        // triphone PocketSphinx would take from the whole model (`nearest`), so the subset decodes the same.
+        let all = 0..<definition.ciPhones.count
+        var queries = Set<BinaryModelDefinition.Context>()
+        for phones in pronunciations {
+            let ids = try phones.map { phone throws(Unsupported) -> Int in
+                guard let id = definition.phoneIDs[phone] else {
+                    throw Unsupported(description: "the model has no phone \(phone)")
+                }
+                return id
+            }
+            guard let first = ids.first, let last = ids.last else { continue }
+            guard ids.count > 1 else {
+                for l in all { for r in all { queries.insert(.init(first, l, r, .single)) } }
+                continue
+            }
+            for other in all {
+                queries.insert(.init(first, other, ids[1], .begin))
+                queries.insert(.init(last, ids[ids.count - 2], other, .end))
+            }
+            for i in 1..<(ids.count - 1) { queries.insert(.init(ids[i], ids[i - 1], ids[i + 1], .internal)) }
+        }
+        let index = definition.index
+        let kept = Set(queries.compactMap { definition.nearest($0, in: index) }).sorted()
+            .map { definition.triphones[$0] }
+        // Context-independent senones keep their numbers (they come first); the kept triphones' own follow.
+        let ciSenones = definition.contextIndependentSenones
+        let cdSenones = Set(kept.flatMap(\.senones)).filter { $0 >= ciSenones }.sorted()
+        var renumbered = [Int: Int]()
+        for (i, s) in cdSenones.enumerated() { renumbered[s] = ciSenones + i }
+        let order = Array(0..<ciSenones) + cdSenones
+
+        var text = """
+            0.3
+            \(definition.ciPhones.count) n_base
+            \(kept.count) n_tri
+            \((definition.ciPhones.count + kept.count) * (definition.statesPerPhone + 1)) n_state_map
+            \(order.count) n_tied_state
+            \(ciSenones) n_tied_ci_state
+            \(definition.transitionMatrices) n_tied_tmat
+            #
+
+            """
+        for phone in definition.ciPhones {
+            text += "\(phone.name) - - - \(phone.filler ? "filler" : "n/a") \(phone.transitionMatrix) "
+                + phone.senones.map(String.init).joined(separator: " ") + " N\n"
+        }
+        for t in kept {
+            let names = [t.base, t.left, t.right].map { definition.ciPhones[$0].name }
+            text += "\(names.joined(separator: " ")) \(t.position.letter) "
+                + "\(definition.ciPhones[t.base].filler ? "filler" : "n/a") \(t.transitionMatrix) "
+                + t.senones.map { String(renumbered[$0] ?? $0) }.joined(separator: " ") + " N\n"
+        }
+        modelDefinition = text
+        mixtureWeights = try Self.mixtureWeights(path: modelFolder + "/sendump", senones: order,
+                                                 of: definition.senoneCount)
+        triphoneCount = kept.count
+        senoneCount = order.count
+    }
+
+    /// Writes `mdef` and `sendump` into a new temporary folder and returns its path (the caller removes it
+    /// once the decoder is made: the definition is read whole, the weights' mapping outlives the file).
+    public func writeTemporary() throws(DecoderError) -> String {
+        let folder = NSTemporaryDirectory() + "/jarvis-live-model-\(getpid())-\(UUID().uuidString)"
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Data(modelDefinition.utf8).write(to: URL(fileURLWithPath: folder + "/mdef"))
+            try mixtureWeights.write(to: URL(fileURLWithPath: folder + "/sendump"))
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw DecoderError(operation: "acoustic model subset", status: -1, detail: "cannot write \(folder)")
+        }
+        return folder
+    }
+
+    /// `sendump` keeping only `senones` (in that order): each of its rows (one per feature stream and
+    /// Gaussian) holds one byte per senone.
+    static func mixtureWeights(path: String, senones: [Int], of senoneCount: Int) throws(Unsupported) -> Data {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
+            throw Unsupported(description: "cannot read \(path)")
+        }
+        return try withBytes(of: data) { raw throws(Unsupported) -> Data in
+            var reader = ByteReader(raw: raw)
+            var out = Data()
+            // Length-prefixed header strings, ended by a zero length.
+            while true {
+                let length = try reader.int32()
+                guard length >= 0 else { throw Unsupported(description: "\(path): bad header") }
+                if length == 0 { break }
+                var string = try reader.bytes(Int(length))
+                let text = String(decoding: string.prefix { $0 != 0 }, as: UTF8.self)
+                if text.hasPrefix("cluster_count "), text != "cluster_count 0" {
+                    throw Unsupported(description: "\(path): clustered mixture weights")
+                }
+                if text.hasPrefix("cluster_bits "), text != "cluster_bits 8" {
+                    throw Unsupported(description: "\(path): \(text)")
+                }
+                if text.hasPrefix("model_count ") {
+                    string = Array("model_count \(senones.count)".utf8) + [0]
+                }
+                out.append(contentsOf: withUnsafeBytes(of: Int32(string.count).littleEndian) { Array($0) })
+                out.append(contentsOf: string)
+            }
+            out.append(contentsOf: [0, 0, 0, 0])
+            let rows = Int(try reader.int32()), columns = Int(try reader.int32())
+            guard columns == senoneCount, rows > 0, reader.remaining % (rows * columns) == 0 else {
+                throw Unsupported(description: "\(path): \(columns) senones by \(rows), the model definition has \(senoneCount)")
+            }
+            out.append(contentsOf: withUnsafeBytes(of: Int32(rows).littleEndian) { Array($0) })
+            out.append(contentsOf: withUnsafeBytes(of: Int32(senones.count).littleEndian) { Array($0) })
+            let rowCount = reader.remaining / columns
+            var row = [UInt8](repeating: 0, count: senones.count)
+            for _ in 0..<rowCount {
+                let start = reader.offset
+                for (i, s) in senones.enumerated() { row[i] = raw[start + s] }
+                out.append(contentsOf: row)
+                reader.offset += columns
+            }
+            return out
+        }
+    }
+}
+
+/// `Data.withUnsafeBytes` for a body that throws only `Unsupported`.
+private func withBytes<T>(of data: Data, _ body: (UnsafeRawBufferPointer) throws(AcousticModelSubset.Unsupported) -> T)
+    throws(AcousticModelSubset.Unsupported) -> T {
+    let result = data.withUnsafeBytes { raw in
+        Result { () throws(AcousticModelSubset.Unsupported) -> T in try body(raw) }
+    }
+    return try result.get()
+}
+
+/// Little-endian reads from a byte buffer, each bounds-checked.
+private struct ByteReader {
+    let raw: UnsafeRawBufferPointer
+    var offset = 0
+    var remaining: Int { raw.count - offset }
+
+    mutating func int32() throws(AcousticModelSubset.Unsupported) -> Int32 {
+        guard remaining >= 4 else { throw AcousticModelSubset.Unsupported(description: "the file ends early") }
+        defer { offset += 4 }
+        return Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self))
+    }
+
+    mutating func bytes(_ count: Int) throws(AcousticModelSubset.Unsupported) -> [UInt8] {
+        guard count >= 0, remaining >= count else {
+            throw AcousticModelSubset.Unsupported(description: "the file ends early")
+        }
+        defer { offset += count }
+        return Array(raw[offset..<(offset + count)])
+    }
+}
+
+/// PocketSphinx's binary model definition (`bin_mdef.c`'s format, version 1): phones and their senones.
+struct BinaryModelDefinition {
+    struct CIPhone {
+        let name: String
+        let filler: Bool
+        let transitionMatrix: Int
+        let senones: [Int]
+    }
+    enum Position: UInt8 {
+        case `internal` = 0, begin, end, single
+        var letter: Character { Array("ibes")[Int(rawValue)] }
+    }
+    struct Triphone {
+        let base: Int, left: Int, right: Int
+        let position: Position
+        let transitionMatrix: Int
+        let senones: [Int]
+    }
+    /// A phone in context, as PocketSphinx asks for it.
+    struct Context: Hashable {
+        let base: Int, left: Int, right: Int
+        let position: Position
+        init(_ base: Int, _ left: Int, _ right: Int, _ position: Position) {
+            (self.base, self.left, self.right, self.position) = (base, left, right, position)
+        }
+    }
+    let ciPhones: [CIPhone]
+    let phoneIDs: [String: Int]
+    let triphones: [Triphone]
+    let statesPerPhone: Int
+    let contextIndependentSenones: Int
+    let senoneCount: Int
+    let transitionMatrices: Int
+
+    /// Each triphone's index in `triphones`, by its context.
+    var index: [Context: Int] {
+        Dictionary(triphones.enumerated().map { (Context($1.base, $1.left, $1.right, $1.position), $0) },
+                   uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The triphone PocketSphinx uses for `context` (`bin_mdef_phone_id_nearest`): the exact one, else the
+    /// same contexts in another word position, else with silence for a filler context (and for the outer
+    /// side of a word's first or last phone), in any position; nil: the context-independent phone.
+    func nearest(_ context: Context, in index: [Context: Int]) -> Int? {
+        func anyPosition(_ left: Int, _ right: Int) -> Int? {
+            if let i = index[Context(context.base, left, right, context.position)] { return i }
+            for position in [Position.internal, .begin, .end, .single] where position != context.position {
+                if let i = index[Context(context.base, left, right, position)] { return i }
+            }
+            return nil
+        }
+        if let i = anyPosition(context.left, context.right) { return i }
+        guard let silence = phoneIDs["SIL"] else { return nil }
+        let p = context.position
+        let left = ciPhones[context.left].filler || p == .begin || p == .single ? silence : context.left
+        let right = ciPhones[context.right].filler || p == .end || p == .single ? silence : context.right
+        guard left != context.left || right != context.right else { return nil }
+        return anyPosition(left, right)
+    }
+
+    static let magic: Int32 = 0x4644_4D42   // "BMDF" read in native (little-endian) order
+
+    init(path: String) throws(AcousticModelSubset.Unsupported) {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
+            throw AcousticModelSubset.Unsupported(description: "cannot read \(path)")
+        }
+        let parsed = try withBytes(of: data) { raw throws(AcousticModelSubset.Unsupported) in
+            try Self.parse(ByteReader(raw: raw), path: path)
+        }
+        (ciPhones, triphones, statesPerPhone, contextIndependentSenones, senoneCount, transitionMatrices) = parsed
+        phoneIDs = Dictionary(ciPhones.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    private static func parse(_ reader: ByteReader, path: String) throws(AcousticModelSubset.Unsupported)
+        -> ([CIPhone], [Triphone], Int, Int, Int, Int) {
+        var r = reader
+        guard try r.int32() == magic else {
+            throw AcousticModelSubset.Unsupported(description: "\(path) is not a native-order binary model definition")
+        }
+        guard try r.int32() <= 1 else { throw AcousticModelSubset.Unsupported(description: "\(path): newer format") }
+        _ = try r.bytes(Int(try r.int32()))   // format description
+        let header = try (0..<10).map { _ throws(AcousticModelSubset.Unsupported) in Int(try r.int32()) }
+        let (ciCount, phoneCount, states, ciSenones, senones, matrices, sequenceCount, _, treeNodes) =
+            (header[0], header[1], header[2], header[3], header[4], header[5], header[6], header[7], header[8])
+        guard states > 0, ciCount > 0, ciCount < 256, phoneCount >= ciCount, senones > 0, sequenceCount > 0 else {
+            throw AcousticModelSubset.Unsupported(description: "\(path): unsupported layout")
+        }
+        // Phone names (NUL-terminated), padded to 4 bytes; then the context tree, which is not needed.
+        let namesStart = r.offset
+        var names: [String] = []
+        for _ in 0..<ciCount {
+            var name: [UInt8] = []
+            while true {
+                let byte = try r.bytes(1)[0]
+                if byte == 0 { break }
+                name.append(byte)
+            }
+            names.append(String(decoding: name, as: UTF8.self))
+        }
+        r.offset = namesStart + ((r.offset - namesStart + 3) & ~3)
+        _ = try r.bytes(treeNodes * 8)
+        var entries: [(ssid: Int, tmat: Int, attributes: [UInt8])] = []
+        entries.reserveCapacity(phoneCount)
+        for _ in 0..<phoneCount {
+            let ssid = Int(try r.int32()), tmat = Int(try r.int32())
+            entries.append((ssid, tmat, try r.bytes(4)))
+        }
+        let sequenceValues = Int(try r.int32())
+        guard sequenceValues == sequenceCount * states, r.remaining >= sequenceValues * 2 else {
+            throw AcousticModelSubset.Unsupported(description: "\(path): bad senone sequences")
+        }
+        let sequenceStart = r.offset
+        func senonesOf(_ ssid: Int) throws(AcousticModelSubset.Unsupported) -> [Int] {
+            guard ssid >= 0, ssid < sequenceCount else {
+                throw AcousticModelSubset.Unsupported(description: "\(path): bad senone sequence \(ssid)")
+            }
+            return (0..<states).map { j in
+                Int(UInt16(littleEndian: r.raw.loadUnaligned(fromByteOffset: sequenceStart + (ssid * states + j) * 2,
+                                                            as: UInt16.self)))
+            }
+        }
+        var ci: [CIPhone] = []
+        for i in 0..<ciCount {
+            let e = entries[i]
+            ci.append(CIPhone(name: names[i], filler: e.attributes[0] != 0, transitionMatrix: e.tmat,
+                              senones: try senonesOf(e.ssid)))
+        }
+        var tri: [Triphone] = []
+        tri.reserveCapacity(phoneCount - ciCount)
+        for e in entries[ciCount...] {
+            let ctx = e.attributes.dropFirst().map(Int.init)
+            guard let position = Position(rawValue: e.attributes[0]), ctx.allSatisfy({ $0 < ciCount }) else {
+                throw AcousticModelSubset.Unsupported(description: "\(path): bad triphone")
+            }
+            tri.append(Triphone(base: ctx[0], left: ctx[1], right: ctx[2], position: position,
+                                transitionMatrix: e.tmat, senones: try senonesOf(e.ssid)))
+        }
+        guard ci.allSatisfy({ $0.senones.allSatisfy { $0 < ciSenones } }),
+              tri.allSatisfy({ $0.senones.allSatisfy { $0 < senones } }) else {
+            throw AcousticModelSubset.Unsupported(description: "\(path): senone numbers out of range")
+        }
+        return (ci, tri, states, ciSenones, senones, matrices)
+    }
+}
