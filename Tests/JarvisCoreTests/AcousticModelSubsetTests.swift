@@ -24,7 +24,7 @@ final class AcousticModelSubsetTests: XCTestCase {
         XCTAssertEqual(Set(triphones.map { $0.split(separator: " ")[0] }), ["HH", "EY", "JH", "AA", "R", "V", "AH", "S"])
         let name = { (id: Int) in whole.ciPhones[id].name }
         let own = whole.triphones.filter { t in
-            switch (name(t.base), name(t.left), name(t.right), t.position) {
+            switch (name(Int(t.base)), name(Int(t.left)), name(Int(t.right)), t.position) {
             case ("HH", _, "EY", .begin), ("EY", "HH", _, .end), ("JH", _, "AA", .begin), ("AA", "JH", "R", .internal),
                  ("R", "AA", "V", .internal), ("V", "R", "AH", .internal), ("AH", "V", "S", .internal),
                  ("S", "AH", _, .end): true
@@ -33,7 +33,7 @@ final class AcousticModelSubsetTests: XCTestCase {
         }
         XCTAssertGreaterThan(own.count, 100)
         for t in own {
-            let key = "\(name(t.base)) \(name(t.left)) \(name(t.right)) \(t.position.letter)"
+            let key = "\(name(Int(t.base))) \(name(Int(t.left))) \(name(Int(t.right))) \(t.position.letter)"
             XCTAssertTrue(triphones.contains(key), "\(key) is missing")
         }
         XCTAssertLessThan(triphones.count, own.count + 60, "few back-off triphones")

@@ -56,12 +56,10 @@ public struct AcousticModelSubset: Sendable {
             }
             for i in 1..<(ids.count - 1) { queries.insert(.init(ids[i], ids[i - 1], ids[i + 1], .internal)) }
         }
-        let index = definition.index
-        let kept = Set(queries.compactMap { definition.nearest($0, in: index) }).sorted()
-            .map { definition.triphones[$0] }
+        let kept = Set(queries.compactMap(definition.nearest)).sorted().map { definition.triphones[$0] }
         // Context-independent senones keep their numbers (they come first); the kept triphones' own follow.
         let ciSenones = definition.contextIndependentSenones
-        let cdSenones = Set(kept.flatMap(\.senones)).filter { $0 >= ciSenones }.sorted()
+        let cdSenones = Set(kept.flatMap(definition.senones)).filter { $0 >= ciSenones }.sorted()
         var renumbered = [Int: Int]()
         for (i, s) in cdSenones.enumerated() { renumbered[s] = ciSenones + i }
         let order = Array(0..<ciSenones) + cdSenones
@@ -82,10 +80,10 @@ public struct AcousticModelSubset: Sendable {
                 + phone.senones.map(String.init).joined(separator: " ") + " N\n"
         }
         for t in kept {
-            let names = [t.base, t.left, t.right].map { definition.ciPhones[$0].name }
+            let names = [t.base, t.left, t.right].map { definition.ciPhones[Int($0)].name }
             text += "\(names.joined(separator: " ")) \(t.position.letter) "
-                + "\(definition.ciPhones[t.base].filler ? "filler" : "n/a") \(t.transitionMatrix) "
-                + t.senones.map { String(renumbered[$0] ?? $0) }.joined(separator: " ") + " N\n"
+                + "\(definition.ciPhones[Int(t.base)].filler ? "filler" : "n/a") \(t.transitionMatrix) "
+                + definition.senones(of: t).map { String(renumbered[$0] ?? $0) }.joined(separator: " ") + " N\n"
         }
         modelDefinition = text
         mixtureWeights = try Self.mixtureWeights(path: modelFolder + "/sendump", senones: order,
@@ -178,6 +176,19 @@ private struct ByteReader {
         return Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self))
     }
 
+    mutating func byte() throws(AcousticModelSubset.Unsupported) -> UInt8 {
+        guard remaining >= 1 else { throw AcousticModelSubset.Unsupported(description: "the file ends early") }
+        defer { offset += 1 }
+        return raw[offset]
+    }
+
+    mutating func skip(_ count: Int) throws(AcousticModelSubset.Unsupported) {
+        guard count >= 0, remaining >= count else {
+            throw AcousticModelSubset.Unsupported(description: "the file ends early")
+        }
+        offset += count
+    }
+
     mutating func bytes(_ count: Int) throws(AcousticModelSubset.Unsupported) -> [UInt8] {
         guard count >= 0, remaining >= count else {
             throw AcousticModelSubset.Unsupported(description: "the file ends early")
@@ -188,6 +199,8 @@ private struct ByteReader {
 }
 
 /// PocketSphinx's binary model definition (`bin_mdef.c`'s format, version 1): phones and their senones.
+/// Kept compact (a few MB for Debian's 137,053 triphones, freed once the subset is made): this runs while the
+/// decoders load, and its peak adds to the process's.
 struct BinaryModelDefinition {
     struct CIPhone {
         let name: String
@@ -200,10 +213,11 @@ struct BinaryModelDefinition {
         var letter: Character { Array("ibes")[Int(rawValue)] }
     }
     struct Triphone {
-        let base: Int, left: Int, right: Int
+        let base: UInt8, left: UInt8, right: UInt8
         let position: Position
-        let transitionMatrix: Int
-        let senones: [Int]
+        let transitionMatrix: Int32
+        /// Index of its senone sequence (`senones(of:)`).
+        let sequence: Int32
     }
     /// A phone in context, as PocketSphinx asks for it.
     struct Context: Hashable {
@@ -220,21 +234,105 @@ struct BinaryModelDefinition {
     let contextIndependentSenones: Int
     let senoneCount: Int
     let transitionMatrices: Int
+    /// The senone sequences, `statesPerPhone` senones each.
+    private let sequences: [UInt16]
+    /// Index in `triphones` (or −1) of each context, at `key(_:)`.
+    private let index: [Int32]
 
-    /// Each triphone's index in `triphones`, by its context.
-    var index: [Context: Int] {
-        Dictionary(triphones.enumerated().map { (Context($1.base, $1.left, $1.right, $1.position), $0) },
-                   uniquingKeysWith: { a, _ in a })
+    static let magic: Int32 = 0x4644_4D42   // "BMDF" read in native (little-endian) order
+
+    init(path: String) throws(AcousticModelSubset.Unsupported) {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
+            throw AcousticModelSubset.Unsupported(description: "cannot read \(path)")
+        }
+        func fail(_ what: String) -> AcousticModelSubset.Unsupported { .init(description: "\(path): \(what)") }
+        var ci: [CIPhone] = [], tri: [Triphone] = [], sequences: [UInt16] = []
+        var header: [Int] = []
+        try withBytes(of: data) { raw throws(AcousticModelSubset.Unsupported) in
+            var r = ByteReader(raw: raw)
+            guard try r.int32() == Self.magic else { throw fail("not a native-order binary model definition") }
+            guard try r.int32() <= 1 else { throw fail("a newer format") }
+            r.offset += Int(try r.int32())   // the format description
+            header = try (0..<10).map { _ throws(AcousticModelSubset.Unsupported) in Int(try r.int32()) }
+            let (ciCount, phoneCount, states, ciSenones, senones, sequenceCount, treeNodes) =
+                (header[0], header[1], header[2], header[3], header[4], header[6], header[8])
+            guard states > 0, ciCount > 0, ciCount < 256, phoneCount >= ciCount, ciSenones > 0, senones >= ciSenones,
+                  sequenceCount > 0, treeNodes >= 0, r.remaining >= 0 else { throw fail("an unsupported layout") }
+            // Phone names (NUL-terminated), padded to 4 bytes; then the context tree, which is not needed.
+            let namesStart = r.offset
+            var names: [String] = []
+            for _ in 0..<ciCount {
+                var name: [UInt8] = []
+                while case let byte = try r.byte(), byte != 0 { name.append(byte) }
+                names.append(String(decoding: name, as: UTF8.self))
+            }
+            r.offset = namesStart + ((r.offset - namesStart + 3) & ~3)
+            try r.skip(treeNodes * 8)
+            var entries: [(sequence: Int32, tmat: Int32, attributes: (UInt8, UInt8, UInt8, UInt8))] = []
+            entries.reserveCapacity(phoneCount)
+            for _ in 0..<phoneCount {
+                let sequence = try r.int32(), tmat = try r.int32()
+                entries.append((sequence, tmat, (try r.byte(), try r.byte(), try r.byte(), try r.byte())))
+            }
+            guard Int(try r.int32()) == sequenceCount * states, r.remaining >= sequenceCount * states * 2 else {
+                throw fail("bad senone sequences")
+            }
+            sequences = (0..<(sequenceCount * states)).map { i in
+                UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: r.offset + 2 * i, as: UInt16.self))
+            }
+            guard sequences.allSatisfy({ Int($0) < senones }),
+                  entries.allSatisfy({ $0.sequence >= 0 && Int($0.sequence) < sequenceCount }) else {
+                throw fail("senone numbers out of range")
+            }
+            for (i, e) in entries[..<ciCount].enumerated() {
+                let own = sequences[(Int(e.sequence) * states)..<(Int(e.sequence) * states + states)].map(Int.init)
+                guard own.allSatisfy({ $0 < ciSenones }) else { throw fail("a context-independent phone's senones") }
+                ci.append(CIPhone(name: names[i], filler: e.attributes.0 != 0, transitionMatrix: Int(e.tmat), senones: own))
+            }
+            tri.reserveCapacity(phoneCount - ciCount)
+            for e in entries[ciCount...] {
+                let (position, base, left, right) = e.attributes
+                guard let position = Position(rawValue: position),
+                      Int(base) < ciCount, Int(left) < ciCount, Int(right) < ciCount else { throw fail("a bad triphone") }
+                tri.append(Triphone(base: base, left: left, right: right, position: position,
+                                    transitionMatrix: e.tmat, sequence: e.sequence))
+            }
+        }
+        ciPhones = ci
+        triphones = tri
+        self.sequences = sequences
+        (statesPerPhone, contextIndependentSenones, senoneCount, transitionMatrices) =
+            (header[2], header[3], header[4], header[5])
+        phoneIDs = Dictionary(ci.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var index = [Int32](repeating: -1, count: ci.count * ci.count * ci.count * 4)
+        let n = ci.count
+        for (i, t) in tri.enumerated() {
+            let key = ((Int(t.base) * n + Int(t.left)) * n + Int(t.right)) * 4 + Int(t.position.rawValue)
+            if index[key] < 0 { index[key] = Int32(i) }
+        }
+        self.index = index
+    }
+
+    /// The senones of a triphone's states.
+    func senones(of triphone: Triphone) -> [Int] {
+        let start = Int(triphone.sequence) * statesPerPhone
+        return sequences[start..<(start + statesPerPhone)].map(Int.init)
+    }
+
+    private func triphone(_ base: Int, _ left: Int, _ right: Int, _ position: Position) -> Int? {
+        let n = ciPhones.count
+        let i = index[((base * n + left) * n + right) * 4 + Int(position.rawValue)]
+        return i < 0 ? nil : Int(i)
     }
 
     /// The triphone PocketSphinx uses for `context` (`bin_mdef_phone_id_nearest`): the exact one, else the
     /// same contexts in another word position, else with silence for a filler context (and for the outer
     /// side of a word's first or last phone), in any position; nil: the context-independent phone.
-    func nearest(_ context: Context, in index: [Context: Int]) -> Int? {
+    func nearest(_ context: Context) -> Int? {
         func anyPosition(_ left: Int, _ right: Int) -> Int? {
-            if let i = index[Context(context.base, left, right, context.position)] { return i }
+            if let i = triphone(context.base, left, right, context.position) { return i }
             for position in [Position.internal, .begin, .end, .single] where position != context.position {
-                if let i = index[Context(context.base, left, right, position)] { return i }
+                if let i = triphone(context.base, left, right, position) { return i }
             }
             return nil
         }
@@ -245,89 +343,5 @@ struct BinaryModelDefinition {
         let right = ciPhones[context.right].filler || p == .end || p == .single ? silence : context.right
         guard left != context.left || right != context.right else { return nil }
         return anyPosition(left, right)
-    }
-
-    static let magic: Int32 = 0x4644_4D42   // "BMDF" read in native (little-endian) order
-
-    init(path: String) throws(AcousticModelSubset.Unsupported) {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else {
-            throw AcousticModelSubset.Unsupported(description: "cannot read \(path)")
-        }
-        let parsed = try withBytes(of: data) { raw throws(AcousticModelSubset.Unsupported) in
-            try Self.parse(ByteReader(raw: raw), path: path)
-        }
-        (ciPhones, triphones, statesPerPhone, contextIndependentSenones, senoneCount, transitionMatrices) = parsed
-        phoneIDs = Dictionary(ciPhones.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
-    }
-
-    private static func parse(_ reader: ByteReader, path: String) throws(AcousticModelSubset.Unsupported)
-        -> ([CIPhone], [Triphone], Int, Int, Int, Int) {
-        var r = reader
-        guard try r.int32() == magic else {
-            throw AcousticModelSubset.Unsupported(description: "\(path) is not a native-order binary model definition")
-        }
-        guard try r.int32() <= 1 else { throw AcousticModelSubset.Unsupported(description: "\(path): newer format") }
-        _ = try r.bytes(Int(try r.int32()))   // format description
-        let header = try (0..<10).map { _ throws(AcousticModelSubset.Unsupported) in Int(try r.int32()) }
-        let (ciCount, phoneCount, states, ciSenones, senones, matrices, sequenceCount, _, treeNodes) =
-            (header[0], header[1], header[2], header[3], header[4], header[5], header[6], header[7], header[8])
-        guard states > 0, ciCount > 0, ciCount < 256, phoneCount >= ciCount, senones > 0, sequenceCount > 0 else {
-            throw AcousticModelSubset.Unsupported(description: "\(path): unsupported layout")
-        }
-        // Phone names (NUL-terminated), padded to 4 bytes; then the context tree, which is not needed.
-        let namesStart = r.offset
-        var names: [String] = []
-        for _ in 0..<ciCount {
-            var name: [UInt8] = []
-            while true {
-                let byte = try r.bytes(1)[0]
-                if byte == 0 { break }
-                name.append(byte)
-            }
-            names.append(String(decoding: name, as: UTF8.self))
-        }
-        r.offset = namesStart + ((r.offset - namesStart + 3) & ~3)
-        _ = try r.bytes(treeNodes * 8)
-        var entries: [(ssid: Int, tmat: Int, attributes: [UInt8])] = []
-        entries.reserveCapacity(phoneCount)
-        for _ in 0..<phoneCount {
-            let ssid = Int(try r.int32()), tmat = Int(try r.int32())
-            entries.append((ssid, tmat, try r.bytes(4)))
-        }
-        let sequenceValues = Int(try r.int32())
-        guard sequenceValues == sequenceCount * states, r.remaining >= sequenceValues * 2 else {
-            throw AcousticModelSubset.Unsupported(description: "\(path): bad senone sequences")
-        }
-        let sequenceStart = r.offset
-        func senonesOf(_ ssid: Int) throws(AcousticModelSubset.Unsupported) -> [Int] {
-            guard ssid >= 0, ssid < sequenceCount else {
-                throw AcousticModelSubset.Unsupported(description: "\(path): bad senone sequence \(ssid)")
-            }
-            return (0..<states).map { j in
-                Int(UInt16(littleEndian: r.raw.loadUnaligned(fromByteOffset: sequenceStart + (ssid * states + j) * 2,
-                                                            as: UInt16.self)))
-            }
-        }
-        var ci: [CIPhone] = []
-        for i in 0..<ciCount {
-            let e = entries[i]
-            ci.append(CIPhone(name: names[i], filler: e.attributes[0] != 0, transitionMatrix: e.tmat,
-                              senones: try senonesOf(e.ssid)))
-        }
-        var tri: [Triphone] = []
-        tri.reserveCapacity(phoneCount - ciCount)
-        for e in entries[ciCount...] {
-            let ctx = e.attributes.dropFirst().map(Int.init)
-            guard let position = Position(rawValue: e.attributes[0]), ctx.allSatisfy({ $0 < ciCount }) else {
-                throw AcousticModelSubset.Unsupported(description: "\(path): bad triphone")
-            }
-            tri.append(Triphone(base: ctx[0], left: ctx[1], right: ctx[2], position: position,
-                                transitionMatrix: e.tmat, senones: try senonesOf(e.ssid)))
-        }
-        guard ci.allSatisfy({ $0.senones.allSatisfy { $0 < ciSenones } }),
-              tri.allSatisfy({ $0.senones.allSatisfy { $0 < senones } }) else {
-            throw AcousticModelSubset.Unsupported(description: "\(path): senone numbers out of range")
-        }
-        return (ci, tri, states, ciSenones, senones, matrices)
     }
 }
