@@ -257,7 +257,7 @@ struct BinaryModelDefinition {
             let (ciCount, phoneCount, states, ciSenones, senones, sequenceCount, treeNodes) =
                 (header[0], header[1], header[2], header[3], header[4], header[6], header[8])
             guard states > 0, ciCount > 0, ciCount < 256, phoneCount >= ciCount, ciSenones > 0, senones >= ciSenones,
-                  sequenceCount > 0, treeNodes >= 0, r.remaining >= 0 else { throw fail("an unsupported layout") }
+                  sequenceCount > 0, treeNodes >= 0 else { throw fail("an unsupported layout") }
             // Phone names (NUL-terminated), padded to 4 bytes; then the context tree, which is not needed.
             let namesStart = r.offset
             var names: [String] = []
