@@ -35,7 +35,7 @@ public struct AcousticModelSubset: Sendable {
         let definition = try BinaryModelDefinition(path: modelFolder + "/mdef")
         // Every triphone the decoder can ask for: the first phone of a word after any phone, the last before
         // any, the inner ones between their neighbours, a one-phone word between any two. Each gets the
-        // triphone PocketSphinx would take from the whole model (`nearest`), so the subset decodes the same.
+        // triphone PocketSphinx would take from the whole model (`nearest`), so every HMM is the same.
         let all = 0..<definition.ciPhones.count
         var queries = Set<BinaryModelDefinition.Context>()
         for phones in pronunciations {
@@ -116,6 +116,7 @@ public struct AcousticModelSubset: Sendable {
         return try withBytes(of: data) { raw throws(Unsupported) -> Data in
             var reader = ByteReader(raw: raw)
             var out = Data()
+            func appendInt32(_ value: Int) { withUnsafeBytes(of: Int32(value).littleEndian) { out.append(contentsOf: $0) } }
             // Length-prefixed header strings, ended by a zero length.
             while true {
                 let length = try reader.int32()
@@ -132,16 +133,16 @@ public struct AcousticModelSubset: Sendable {
                 if text.hasPrefix("model_count ") {
                     string = Array("model_count \(senones.count)".utf8) + [0]
                 }
-                out.append(contentsOf: withUnsafeBytes(of: Int32(string.count).littleEndian) { Array($0) })
+                appendInt32(string.count)
                 out.append(contentsOf: string)
             }
-            out.append(contentsOf: [0, 0, 0, 0])
+            appendInt32(0)
             let rows = Int(try reader.int32()), columns = Int(try reader.int32())
             guard columns == senoneCount, rows > 0, reader.remaining % (rows * columns) == 0 else {
                 throw Unsupported(description: "\(path): \(columns) senones by \(rows), the model definition has \(senoneCount)")
             }
-            out.append(contentsOf: withUnsafeBytes(of: Int32(rows).littleEndian) { Array($0) })
-            out.append(contentsOf: withUnsafeBytes(of: Int32(senones.count).littleEndian) { Array($0) })
+            appendInt32(rows)
+            appendInt32(senones.count)
             let rowCount = reader.remaining / columns
             var row = [UInt8](repeating: 0, count: senones.count)
             for _ in 0..<rowCount {

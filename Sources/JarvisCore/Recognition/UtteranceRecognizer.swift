@@ -87,7 +87,8 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// The live decoder loads only the part of the acoustic model its grammar can use
     /// (`AcousticModelSubset`: the context-independent phones and the triphones of the grammar's words and loop
     /// phones), not a second copy of all of it. Measured: the dev stream's peak memory 90.4 → 87.3 MB with the
-    /// same events; see docs/accuracy.md for the dev tables. Models the subset cannot read are loaded whole.
+    /// same events and the same dev, non-command and real-recording tables. Models the subset cannot read are
+    /// loaded whole.
     public var liveModelSubset = true
     /// Longest stretch of audio the live decoder follows in one search (s). Its search history grows with
     /// every frame (about 0.4 MB/s in speech), so in long speech it starts over on the last `liveOverlap`.
@@ -232,7 +233,7 @@ public final class UtteranceRecognizer {
         guard let graph else { return try PocketSphinxDecoder(model: model, extraArguments: arguments) }
         let words = Set(graph.transitions.compactMap(\.word))
         let pronunciations = dictionary.entries
-            .filter { words.contains(String($0.word.prefix { $0 != "(" })) }   // "word(2)": a second pronunciation
+            .filter { words.contains(PocketSphinxDecoder.baseWord($0.word)) }
             .map { $0.phones.split(separator: " ").map(String.init) }
         do {
             let subset = try AcousticModelSubset(modelFolder: model.acousticModel, pronunciations: pronunciations)
