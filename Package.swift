@@ -20,9 +20,11 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev", "libsamplerate0-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // sphinxbase's trie language model, read from its file on demand (C: its lookups run per search frame).
+        .target(name: "CLanguageModel", dependencies: ["CPocketSphinx"]),
         .target(
             name: "JarvisCore",
-            dependencies: ["CFFTW", "CPocketSphinx", "CSndFile", "CALSA", "Yams"]
+            dependencies: ["CFFTW", "CPocketSphinx", "CLanguageModel", "CSndFile", "CALSA", "Yams"]
         ),
         .executableTarget(
             name: "jarvis",

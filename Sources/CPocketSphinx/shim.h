@@ -57,21 +57,25 @@ static inline int jarvis_ps_set_graph(ps_decoder_t *ps, const char *name, int n_
     return status;
 }
 
-/// Adds search `name` over an interpolation of the language models at `base_path` and `extra_path` (the
-/// latter with weight `extra_weight`, 0–1), switched to the base model alone (`jarvis_lm_mix`). Returns the
-/// model set, of which the caller owns one reference (ngram_model_free), or NULL on failure.
-static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char *name, const char *base_path,
+/// Gives a model read outside `ngram_model_read` the decoder's `-lw` and `-wip`, as that function does.
+static inline void jarvis_lm_apply_config_weights(ps_decoder_t *ps, ngram_model_t *model) {
+    cmd_ln_t *config = ps_get_config(ps);
+    ngram_model_apply_weights(model, (float32)cmd_ln_float_r(config, "-lw"), (float32)cmd_ln_float_r(config, "-wip"));
+}
+
+/// Adds search `name` over an interpolation of the language model `base` and the one at `extra_path` (the
+/// latter with weight `extra_weight`, 0–1), switched to the base model alone (`jarvis_lm_mix`). The set takes its
+/// own reference to `base`. Returns the model set, of which the caller owns one reference (ngram_model_free), or
+/// NULL on failure.
+static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char *name, ngram_model_t *base,
                                                     const char *extra_path, float extra_weight) {
-    ngram_model_t *base = ngram_model_read(ps_get_config(ps), base_path, NGRAM_AUTO, ps_get_logmath(ps));
-    if (base == NULL) return NULL;
     ngram_model_t *extra = ngram_model_read(ps_get_config(ps), extra_path, NGRAM_AUTO, ps_get_logmath(ps));
-    if (extra == NULL) { ngram_model_free(base); return NULL; }
+    if (extra == NULL) return NULL;
     ngram_model_t *models[2] = {base, extra};
     char *names[2] = {"base", "extra"};
     float32 weights[2] = {1.0f - extra_weight, extra_weight};
     ngram_model_t *set = ngram_model_set_init(ps_get_config(ps), models, names, weights, 2);
-    ngram_model_free(base);   /* the set holds its own references */
-    ngram_model_free(extra);
+    ngram_model_free(extra);  /* the set holds its own references */
     if (set == NULL) return NULL;
     ngram_model_set_select(set, "base");
     if (ps_set_lm(ps, name, set) < 0) { ngram_model_free(set); return NULL; }

@@ -126,6 +126,9 @@ public final class Pipeline {
 
     /// Whether the language model (search text) is loaded now.
     public var languageModelLoaded: Bool { recognizer.languageModelLoaded }
+    /// Bytes of the paged language model's file read into memory so far; nil when it is not loaded or was read
+    /// whole.
+    public var languageModelResidentBytes: Int? { recognizer.languageModelResidentBytes }
 
     /// Makes the (pruned, cached) language model ready on disk without loading it.
     public func prepareLanguageModel() { recognizer.prepareLanguageModel() }

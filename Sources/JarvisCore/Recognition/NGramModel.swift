@@ -1,3 +1,4 @@
+import CLanguageModel
 import CPocketSphinx
 
 /// A language model loaded by sphinxbase (ARPA or binary), to score word sequences with.
@@ -5,11 +6,14 @@ public final class NGramModel {
     private let logmath: OpaquePointer
     private let model: OpaquePointer
 
-    public init(path: String) throws(DecoderError) {
+    /// - Parameter loading: `.paged` reads a trie model's n-grams from the file as lookups need them
+    ///   (`jarvis_paged_lm_read`; other files are read whole).
+    public init(path: String, loading: PocketSphinxDecoder.LanguageModelLoading = .whole) throws(DecoderError) {
         guard let logmath = logmath_init(1.0001, 0, 0) else {
             throw DecoderError(operation: "language model", status: -1, detail: "logmath_init failed")
         }
-        guard let model = ngram_model_read(nil, path, NGRAM_AUTO, logmath) else {
+        let paged = loading == .paged ? jarvis_paged_lm_read(path, logmath) : nil
+        guard let model = paged ?? ngram_model_read(nil, path, NGRAM_AUTO, logmath) else {
             logmath_free(logmath)
             throw DecoderError(operation: "language model", status: -1, detail: "cannot read \(path)")
         }
@@ -31,6 +35,52 @@ public final class NGramModel {
         var used: Int32 = 0
         let score = ngram_ng_score(model, word, &history, Int32(history.count), &used)
         return logmath_log_to_log10(logmath, score)
+    }
+
+    /// The model's score of `word` after `history` (most recent word first, as sphinxbase takes it), in
+    /// sphinxbase's log units with the language weight and insertion penalty applied, and how many words of
+    /// the n-gram the model had (1: the unigram).
+    public func score(_ word: Int32, history: [Int32]) -> (score: Int32, used: Int32) {
+        var history = history
+        var used: Int32 = 0
+        let score = ngram_ng_score(model, word, &history, Int32(history.count), &used)
+        return (score, used)
+    }
+
+    /// The word's id; sphinxbase's unknown word (-1 without `<UNK>`) when the model does not know it.
+    public func id(of word: String) -> Int32 {
+        ngram_wid(model, word)
+    }
+
+    /// Sets the language weight and word insertion penalty the scores include.
+    public func applyWeights(languageWeight: Float, insertionPenalty: Float) {
+        ngram_model_apply_weights(model, languageWeight, insertionPenalty)
+    }
+
+    /// Adds `word` as a unigram of `weight` times the uniform probability (sphinxbase's `ngram_model_add_word`);
+    /// returns its id.
+    @discardableResult
+    public func addWord(_ word: String, weight: Float = 1) -> Int32 {
+        ngram_model_add_word(model, word, weight)
+    }
+
+    /// Whether the model reads its n-grams from the file on demand (`jarvis_paged_lm_read`).
+    public var isPaged: Bool { jarvis_paged_lm_is_paged(model) != 0 }
+
+    /// Bytes of the file a paged model has read into memory so far (0 when not paged).
+    public var residentBytes: Int { Int(jarvis_paged_lm_resident_bytes(model)) }
+
+    /// Bytes of the file a paged model reads from (0 when not paged).
+    public var fileBytes: Int { Int(jarvis_paged_lm_file_bytes(model)) }
+
+    /// Whether the paged reader accepts the file at `path` (a trie model of order 2 or 3, whole, and a
+    /// sphinxbase it was built for).
+    public static func canPage(path: String) -> Bool {
+        guard let logmath = logmath_init(1.0001, 0, 0) else { return false }
+        defer { logmath_free(logmath) }
+        guard let model = jarvis_paged_lm_read(path, logmath) else { return false }
+        ngram_model_free(model)
+        return true
     }
 
     /// The model's words (its unigrams), in its order.

@@ -1,3 +1,4 @@
+import CLanguageModel
 import CPocketSphinx
 import Foundation
 
@@ -47,6 +48,8 @@ public final class PocketSphinxDecoder {
     private var inUtterance = false
     /// Language-model sets made by `addMixedLanguageModel` (one reference each, freed in deinit).
     private var mixedModels: [String: OpaquePointer] = [:]
+    /// Paged language models of searches (one reference each, freed in deinit), to report their memory.
+    private var pagedModels: [String: OpaquePointer] = [:]
 
     /// - Parameters:
     ///   - model: the acoustic model folder (holds `en-us/` or is the model itself, plus a dictionary).
@@ -81,6 +84,7 @@ public final class PocketSphinxDecoder {
         if inUtterance { ps_end_utt(ps) }
         ps_free(ps)
         for set in mixedModels.values { ngram_model_free(set) }
+        for model in pagedModels.values { ngram_model_free(model) }
     }
 
     private func check(_ status: Int32, _ operation: String, _ detail: String = "") throws(DecoderError) {
@@ -104,19 +108,60 @@ public final class PocketSphinxDecoder {
         try check(status, "grammar '\(name)'")
     }
 
-    public func addLanguageModel(name: String, path: String) throws(DecoderError) {
-        try check(ps_set_lm_file(ps, name, path), "language model '\(name)'", path)
+    /// Adds search `name` over the language model at `path`.
+    public func addLanguageModel(name: String, path: String,
+                                 loading: LanguageModelLoading = .paged) throws(DecoderError) {
+        let model = try readLanguageModel(path, loading: loading)
+        defer { ngram_model_free(model) }  // the search holds its own reference
+        try check(ps_set_lm(ps, name, model), "language model '\(name)'", path)
+        keepIfPaged(model, for: name)
     }
 
     /// Adds search `name` over the language model at `path` interpolated with the one at `extraPath` (which
     /// gets `weight`, 0–1, of the probability), at first on the model at `path` alone; `mixLanguageModel`
     /// switches between the two.
-    public func addMixedLanguageModel(name: String, path: String, extraPath: String, weight: Float) throws(DecoderError) {
-        guard let set = jarvis_ps_set_mixed_lm(ps, name, path, extraPath, weight) else {
+    public func addMixedLanguageModel(name: String, path: String, extraPath: String, weight: Float,
+                                      loading: LanguageModelLoading = .paged) throws(DecoderError) {
+        let model = try readLanguageModel(path, loading: loading)
+        defer { ngram_model_free(model) }  // the set holds its own reference
+        guard let set = jarvis_ps_set_mixed_lm(ps, name, model, extraPath, weight) else {
             throw DecoderError(operation: "mixed language model '\(name)'", status: -1, detail: "\(path) + \(extraPath)")
         }
         if let old = mixedModels[name] { ngram_model_free(old) }
         mixedModels[name] = set
+        keepIfPaged(model, for: name)
+    }
+
+    /// How a language model file is held in memory.
+    public enum LanguageModelLoading: Sendable {
+        /// Read whole at load (sphinxbase's reader).
+        case whole
+        /// A trie model's n-gram arrays read from the file when a lookup first needs them
+        /// (`jarvis_paged_lm_read`); other models, or where that reader declines, whole.
+        case paged
+    }
+
+    /// Bytes of search `name`'s paged language model read into memory so far; nil when the search has no paged
+    /// model (read whole, or no such search).
+    public func languageModelResidentBytes(_ name: String) -> Int? {
+        pagedModels[name].map { Int(jarvis_paged_lm_resident_bytes($0)) }
+    }
+
+    private func readLanguageModel(_ path: String, loading: LanguageModelLoading) throws(DecoderError) -> OpaquePointer {
+        if loading == .paged, let model = jarvis_paged_lm_read(path, ps_get_logmath(ps)) {
+            jarvis_lm_apply_config_weights(ps, model)
+            return model
+        }
+        guard let model = ngram_model_read(ps_get_config(ps), path, NGRAM_AUTO, ps_get_logmath(ps)) else {
+            throw DecoderError(operation: "language model", status: -1, detail: path)
+        }
+        return model
+    }
+
+    /// Keeps a reference to a paged model (its search holds another) to report its memory.
+    private func keepIfPaged(_ model: OpaquePointer, for name: String) {
+        if let old = pagedModels.removeValue(forKey: name) { ngram_model_free(old) }
+        if jarvis_paged_lm_is_paged(model) != 0 { pagedModels[name] = ngram_model_retain(model) }
     }
 
     /// Removes search `name` and frees it (with its language model, when no other search holds it).
@@ -124,6 +169,7 @@ public final class PocketSphinxDecoder {
         if inUtterance { endUtterance() }
         _ = ps_unset_search(ps, name)
         if let set = mixedModels.removeValue(forKey: name) { ngram_model_free(set) }
+        if let model = pagedModels.removeValue(forKey: name) { ngram_model_free(model) }
     }
 
     /// Adds dictionary entries ("read(2)" after "read") that the dictionary does not hold yet, without

@@ -1,0 +1,35 @@
+#ifndef JARVIS_PAGED_LM_H
+#define JARVIS_PAGED_LM_H
+#include <stddef.h>
+#include <sphinxbase/logmath.h>
+#include <sphinxbase/ngram_model.h>
+
+/// Opens a sphinxbase trie language model (`.lm.bin`, order 2 or 3, 16-bit quantised) as an `ngram_model_t`
+/// whose quantiser tables and n-gram arrays stay in the file until a lookup needs them: each is read then,
+/// one 4096-byte page at a time, into an anonymous reservation of the file's size. The unigrams and words are
+/// read at once (sphinxbase needs every word). Scores, backoffs and `n_used` are those of sphinxbase's own
+/// reader of the same file (the same records, the same float arithmetic).
+///
+/// Why: sphinxbase reads all of a 20,000-word model's 21 MB of n-grams at load; one search reads 11–18 MB of
+/// them in clean audio.
+///
+/// Returns NULL when the file cannot be read, is not such a model, or this sphinxbase's `ngram_model_t` does not
+/// have the layout this reader was built for (checked against the library's own accessors; the few hundred
+/// kilobytes the library allocated then cannot be freed); the caller then loads it with `ngram_model_read`.
+/// The file stays open until the model is freed (`ngram_model_free`), so removing it meanwhile is harmless.
+ngram_model_t *jarvis_paged_lm_read(const char *path, logmath_t *lmath);
+
+/// Whether `model` was made by `jarvis_paged_lm_read`.
+int jarvis_paged_lm_is_paged(ngram_model_t *model);
+
+/// Bytes of `model`'s file read into memory so far: the pages loaded on demand (4096 bytes each) plus the
+/// unigram records read at open. 0 for a model not made by `jarvis_paged_lm_read`.
+size_t jarvis_paged_lm_resident_bytes(ngram_model_t *model);
+
+/// Bytes of the file `model` pages from (its reservation). 0 for a model not made by `jarvis_paged_lm_read`.
+size_t jarvis_paged_lm_file_bytes(ngram_model_t *model);
+
+/// Whether a read of `model`'s file failed (the lookups that needed it then backed off to lower orders).
+int jarvis_paged_lm_read_failed(ngram_model_t *model);
+
+#endif
