@@ -1,4 +1,4 @@
-// A sphinxbase trie language model read from its file on demand (see paged_lm.h).
+// A sphinxbase trie language model read from its file as lookups need it (see paged_lm.h).
 //
 // The file, as sphinxbase 5prealpha writes it (little-endian): "Trie Language Model", the order (1 byte), one
 // uint32 count per order; a uint32 quantiser type (1: 16-bit) and 2 * (order - 2) + 1 tables of 65,536 floats
@@ -62,7 +62,16 @@ enum {
     QUANT_16 = 1,
     QUANT_BINS = 65536,
     GUARD_BYTES = 256,
+    /// A range of entries longer than this (bytes) is searched in the paged image rather than copied whole: a
+    /// search probes a few of its pages (the contexts of the 29 most frequent words of the 20,000-word model span
+    /// 33–150 KiB each).
+    RANGE_COPY_LIMIT = 32768,
+    /// The copies are cut from blocks of this size (bytes), mapped apart from the heap and unmapped together
+    /// when the model is freed.
+    COPY_BLOCK_BYTES = 262144,
 };
+
+static const uint32 EMPTY_KEY = 0xFFFFFFFFu;
 
 static const char header[] = "Trie Language Model";
 
@@ -83,6 +92,21 @@ typedef struct {
     size_t backoff_table;  ///< file offset of its backoff table (middle orders)
 } level_t;
 
+/// Where the range copies live: blocks of `COPY_BLOCK_BYTES`, filled in order.
+typedef struct {
+    uint8 **blocks;
+    size_t count;
+    size_t used;           ///< bytes used of the last block
+} copy_arena_t;
+
+/// Copies of ranges by the index of the entry they belong to (open addressing, linear probing).
+typedef struct {
+    uint32 *keys;          ///< EMPTY_KEY where free
+    uint8 **values;
+    size_t capacity;       ///< a power of two, or 0
+    size_t count;
+} range_map_t;
+
 typedef struct {
     ngram_model_t base;
     /// Stays zero unless the library's ngram_model_t is larger than the one declared above.
@@ -97,6 +121,14 @@ typedef struct {
     int read_failed;
     unigram_t *unigrams;   ///< n_1g_alloc + 1 records (the last one ends the last word's children)
     level_t level[MAX_ORDER - 1];
+    /// Copies of the bigram ranges read so far, by the word whose contexts they hold (n_1g_alloc + 1; NULL:
+    /// not read yet).
+    uint8 **word_ranges;
+    size_t word_range_slots;
+    /// Copies of the trigram ranges read so far, by the bigram entry they belong to.
+    range_map_t trigram_ranges;
+    copy_arena_t copies;
+    size_t copied_bytes;   ///< bytes in those copies
     float backoff_cache[MAX_ORDER];
     int32 hist_cache[MAX_ORDER - 1];
 } paged_lm_t;
@@ -152,17 +184,128 @@ static int table_value(paged_lm_t *m, size_t table, uint32 code, float *out) {
     return 1;
 }
 
+// MARK: ranges
+
+/// `length` (at most COPY_BLOCK_BYTES) bytes for a copy. NULL when memory runs out.
+static uint8 *copy_space(copy_arena_t *arena, size_t length) {
+    length = (length + 7) & ~(size_t)7;
+    if (arena->count == 0 || arena->used + length > COPY_BLOCK_BYTES) {
+        uint8 **blocks = (uint8 **)realloc(arena->blocks, (arena->count + 1) * sizeof *blocks);
+        if (blocks == NULL) return NULL;
+        arena->blocks = blocks;
+        void *block = mmap(NULL, COPY_BLOCK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (block == MAP_FAILED) return NULL;
+        madvise(block, COPY_BLOCK_BYTES, MADV_NOHUGEPAGE);
+        arena->blocks[arena->count++] = (uint8 *)block;
+        arena->used = 0;
+    }
+    uint8 *space = arena->blocks[arena->count - 1] + arena->used;
+    arena->used += length;
+    return space;
+}
+
+static void free_copies(copy_arena_t *arena) {
+    for (size_t i = 0; i < arena->count; ++i) munmap(arena->blocks[i], COPY_BLOCK_BYTES);
+    free(arena->blocks);
+    *arena = (copy_arena_t){0};
+}
+
+/// The slot of `key` in `map`, made (empty) when absent. NULL when memory runs out.
+static uint8 **range_slot(range_map_t *map, uint32 key) {
+    if (2 * (map->count + 1) > map->capacity) {
+        size_t capacity = map->capacity ? 2 * map->capacity : 1024;
+        uint32 *keys = (uint32 *)malloc(capacity * sizeof *keys);
+        uint8 **values = (uint8 **)calloc(capacity, sizeof *values);
+        if (keys == NULL || values == NULL) {
+            free(keys);
+            free(values);
+            return NULL;
+        }
+        memset(keys, 0xFF, capacity * sizeof *keys);
+        for (size_t i = 0; i < map->capacity; ++i) {
+            if (map->keys[i] == EMPTY_KEY) continue;
+            size_t at = (map->keys[i] * 2654435761u) & (capacity - 1);
+            while (keys[at] != EMPTY_KEY) at = (at + 1) & (capacity - 1);
+            keys[at] = map->keys[i];
+            values[at] = map->values[i];
+        }
+        free(map->keys);
+        free(map->values);
+        map->keys = keys;
+        map->values = values;
+        map->capacity = capacity;
+    }
+    size_t at = (key * 2654435761u) & (map->capacity - 1);
+    while (map->keys[at] != EMPTY_KEY && map->keys[at] != key) at = (at + 1) & (map->capacity - 1);
+    if (map->keys[at] == EMPTY_KEY) {
+        map->keys[at] = key;
+        map->count += 1;
+    }
+    return &map->values[at];
+}
+
+/// Where the entries [begin, end) of one level are read from: a copy of their bytes, or the paged image.
+typedef struct {
+    const level_t *level;
+    const uint8 *bytes;    ///< the copy (byte `first` of the level's array at bytes[0]); NULL: the paged image
+    size_t first;
+    size_t length;
+} span_t;
+
+/// The span of entries [begin, end) of level `k`, the children of `holder` (level 0: of a unigram, by word;
+/// level 1: of a bigram entry, by its index). Copies them from the file the first time, unless they are longer
+/// than `RANGE_COPY_LIMIT`. 0 when they cannot be read.
+static int open_span(paged_lm_t *m, int k, uint32 holder, uint32 begin, uint32 end, span_t *span) {
+    const level_t *l = &m->level[k];
+    span->level = l;
+    span->bytes = NULL;
+    // Through the child pointer after the last entry, and room for an 8-byte read at any field.
+    size_t first = (size_t)(((uint64_t)begin * l->total_bits) >> 3);
+    size_t last = (size_t)((((uint64_t)end + 1) * l->total_bits) >> 3) + sizeof(uint64_t);
+    if (l->offset + last > m->image_size) last = m->image_size - l->offset;
+    if (last <= first || last - first > RANGE_COPY_LIMIT) return 1;
+    uint8 **slot = k == 0 ? &m->word_ranges[holder] : range_slot(&m->trigram_ranges, holder);
+    if (slot == NULL) return 0;
+    if (*slot == NULL) {
+        uint8 *copy = copy_space(&m->copies, last - first);
+        if (copy == NULL) return 0;
+        if (!read_exactly(m->fd, copy, last - first, l->offset + first)) {
+            m->read_failed = 1;  // the space stays unused
+            return 0;
+        }
+        *slot = copy;
+        m->copied_bytes += last - first;
+    }
+    span->bytes = *slot;
+    span->first = first;
+    span->length = last - first;
+    return 1;
+}
+
+/// The `mask`-wide field at bit `bit` of the span's level.
+static int span_field(paged_lm_t *m, const span_t *span, uint64_t bit, uint32 mask, uint32 *out) {
+    if (span->bytes == NULL) return field(m, span->level, bit, mask, out);
+    size_t byte = (size_t)(bit >> 3);
+    if (byte < span->first || byte - span->first + sizeof(uint64_t) > span->length) return 0;
+    uint64_t word;
+    memcpy(&word, span->bytes + (byte - span->first), sizeof word);
+    *out = (uint32)((word >> (bit & 7)) & mask);
+    return 1;
+}
+
 // MARK: lookups
 
-/// Finds `word` among entries [*begin, *end) of level `k` (sorted by word). On success sets `*entry` and, for a
-/// middle order, `[*begin, *end)` to the entry's children. 0 when absent or unreadable.
-static int find(paged_lm_t *m, int k, uint32 word, uint32 *begin, uint32 *end, uint32 *entry) {
+/// Finds `word` among entries [*begin, *end) of level `k` (sorted by word), the children of `holder` (see
+/// `open_span`). On success sets `*entry`, `*span` (to read the entry's weights from) and, for a middle
+/// order, `[*begin, *end)` to the entry's children. 0 when absent or unreadable.
+static int find(paged_lm_t *m, int k, uint32 holder, uint32 word, uint32 *begin, uint32 *end, uint32 *entry,
+                span_t *span) {
     const level_t *l = &m->level[k];
     uint32 low = *begin, high = *end;
-    if (high > l->entries) return 0;
+    if (low >= high || high > l->entries || !open_span(m, k, holder, low, high, span)) return 0;
     while (low < high) {
         uint32 mid = low + (high - low) / 2, w;
-        if (!field(m, l, (uint64_t)mid * l->total_bits, l->word_mask, &w)) return 0;
+        if (!span_field(m, span, (uint64_t)mid * l->total_bits, l->word_mask, &w)) return 0;
         if (w < word) {
             low = mid + 1;
         } else if (w > word) {
@@ -171,8 +314,8 @@ static int find(paged_lm_t *m, int k, uint32 word, uint32 *begin, uint32 *end, u
             if (l->middle) {
                 uint64_t at = (uint64_t)mid * l->total_bits + l->word_bits + 32;
                 uint32 first, after;
-                if (!field(m, l, at, l->next_mask, &first) || !field(m, l, at + l->total_bits, l->next_mask, &after))
-                    return 0;
+                if (!span_field(m, span, at, l->next_mask, &first)
+                    || !span_field(m, span, at + l->total_bits, l->next_mask, &after)) return 0;
                 *begin = first;
                 *end = after;
             }
@@ -183,18 +326,18 @@ static int find(paged_lm_t *m, int k, uint32 word, uint32 *begin, uint32 *end, u
     return 0;
 }
 
-static int entry_prob(paged_lm_t *m, int k, uint32 entry, float *prob) {
-    const level_t *l = &m->level[k];
+static int entry_prob(paged_lm_t *m, const span_t *span, uint32 entry, float *prob) {
+    const level_t *l = span->level;
     uint32 code;
     uint64_t at = (uint64_t)entry * l->total_bits + l->word_bits + (l->middle ? 16 : 0);
-    return field(m, l, at, 0xFFFF, &code) && table_value(m, l->prob_table, code, prob);
+    return span_field(m, span, at, 0xFFFF, &code) && table_value(m, l->prob_table, code, prob);
 }
 
-static int entry_backoff(paged_lm_t *m, int k, uint32 entry, float *backoff) {
-    const level_t *l = &m->level[k];
+static int entry_backoff(paged_lm_t *m, const span_t *span, uint32 entry, float *backoff) {
+    const level_t *l = span->level;
     uint32 code;
     uint64_t at = (uint64_t)entry * l->total_bits + l->word_bits;
-    return l->middle && field(m, l, at, 0xFFFF, &code) && table_value(m, l->backoff_table, code, backoff);
+    return l->middle && span_field(m, span, at, 0xFFFF, &code) && table_value(m, l->backoff_table, code, backoff);
 }
 
 static int known_word(const paged_lm_t *m, int32 wid) {
@@ -213,32 +356,38 @@ static void update_backoff(paged_lm_t *m, const int32 *hist, int32 n_hist) {
     memset(m->backoff_cache, 0, sizeof m->backoff_cache);
     memcpy(m->hist_cache, hist, (size_t)n_hist * sizeof *hist);
     if (!known_word(m, hist[0])) return;
-    uint32 begin, end, entry;
+    uint32 begin, end, entry, holder = (uint32)hist[0];
+    span_t span;
     m->backoff_cache[0] = m->unigrams[hist[0]].bo;
     unigram(m, hist[0], &begin, &end);
     for (int32 i = 1; i < n_hist; ++i) {
         float backoff;
-        if (!find(m, i - 1, (uint32)hist[i], &begin, &end, &entry) || !entry_backoff(m, i - 1, entry, &backoff)) break;
+        if (!find(m, i - 1, holder, (uint32)hist[i], &begin, &end, &entry, &span)
+            || !entry_backoff(m, &span, entry, &backoff)) break;
         m->backoff_cache[i] = backoff;
+        holder = entry;
     }
 }
 
 /// log P(wid | hist) with a full history (n_hist == order - 1), as sphinxbase's trie computes it.
 static float score_full(paged_lm_t *m, int32 wid, const int32 *hist, int32 n_hist, int32 *n_used) {
     if (memcmp(hist, m->hist_cache, (size_t)n_hist * sizeof *hist) != 0) update_backoff(m, hist, n_hist);
-    uint32 begin, end, entry;
+    uint32 begin, end, entry, holder = (uint32)wid;
+    span_t span;
     float prob = unigram(m, wid, &begin, &end), found;
     *n_used = 1;
     for (int32 i = 0; i < n_hist - 1; ++i) {
-        if (!find(m, i, (uint32)hist[i], &begin, &end, &entry) || !entry_prob(m, i, entry, &found)) {
+        if (!find(m, i, holder, (uint32)hist[i], &begin, &end, &entry, &span) || !entry_prob(m, &span, entry, &found)) {
             for (int32 j = i; j < n_hist; ++j) prob += m->backoff_cache[j];
             return prob;
         }
         *n_used += 1;
         prob = found;
+        holder = entry;
     }
     int longest = m->base.n - 2;
-    if (!find(m, longest, (uint32)hist[n_hist - 1], &begin, &end, &entry) || !entry_prob(m, longest, entry, &found))
+    if (!find(m, longest, holder, (uint32)hist[n_hist - 1], &begin, &end, &entry, &span)
+        || !entry_prob(m, &span, entry, &found))
         return prob + m->backoff_cache[n_hist - 1];
     *n_used += 1;
     return found;
@@ -247,10 +396,11 @@ static float score_full(paged_lm_t *m, int32 wid, const int32 *hist, int32 n_his
 /// log P(wid | hist) with a shorter history (at most one word: orders are at most 3).
 static float score_short(paged_lm_t *m, int32 wid, const int32 *hist, int32 n_hist, int32 *n_used) {
     uint32 begin, end, entry;
+    span_t span;
     float prob = unigram(m, wid, &begin, &end), found;
     *n_used = 1;
     if (n_hist == 0) return prob;
-    if (begin != end && find(m, 0, (uint32)hist[0], &begin, &end, &entry) && entry_prob(m, 0, entry, &found)) {
+    if (find(m, 0, (uint32)wid, (uint32)hist[0], &begin, &end, &entry, &span) && entry_prob(m, &span, entry, &found)) {
         *n_used = 2;
         return found;
     }
@@ -298,6 +448,10 @@ static int paged_apply_weights(ngram_model_t *base, float32 lw, float32 wip) {
 static int32 paged_add_ug(ngram_model_t *base, int32 wid, int32 lweight) {
     paged_lm_t *m = (paged_lm_t *)base;
     m->unigrams = (unigram_t *)ckd_realloc(m->unigrams, sizeof *m->unigrams * (size_t)(base->n_1g_alloc + 1));
+    m->word_ranges = (uint8 **)ckd_realloc(m->word_ranges, sizeof *m->word_ranges * (size_t)(base->n_1g_alloc + 1));
+    memset(m->word_ranges + m->word_range_slots, 0,
+           ((size_t)base->n_1g_alloc + 1 - m->word_range_slots) * sizeof *m->word_ranges);
+    m->word_range_slots = (size_t)base->n_1g_alloc + 1;
     memset(m->unigrams + base->n_counts[0] + 1, 0,
            (size_t)(base->n_1g_alloc - (int32)base->n_counts[0]) * sizeof *m->unigrams);
     base->n_counts[0] += 1;
@@ -321,6 +475,12 @@ static void release(paged_lm_t *m) {
     if (m->fd >= 0) close(m->fd);
     free(m->loaded);
     ckd_free(m->unigrams);
+    ckd_free(m->word_ranges);
+    free_copies(&m->copies);
+    free(m->trigram_ranges.keys);
+    free(m->trigram_ranges.values);
+    m->trigram_ranges = (range_map_t){0};
+    m->word_ranges = NULL;
     m->image = NULL;
     m->fd = -1;
     m->loaded = NULL;
@@ -438,6 +598,8 @@ ngram_model_t *jarvis_paged_lm_read(const char *path, logmath_t *lmath) {
     }
     char *list = list_length > 0 ? (char *)malloc(list_length) : NULL;
     m->unigrams = (unigram_t *)ckd_calloc((size_t)counts[0] + 1, sizeof *m->unigrams);
+    m->word_ranges = (uint8 **)ckd_calloc((size_t)counts[0] + 1, sizeof *m->word_ranges);
+    m->word_range_slots = (size_t)counts[0] + 1;
     size_t pages = (file_size + m->page_size - 1) / m->page_size;
     m->reserved = pages * m->page_size;
     m->loaded = (uint8 *)calloc(pages, 1);
@@ -487,7 +649,9 @@ int jarvis_paged_lm_is_paged(ngram_model_t *model) {
 size_t jarvis_paged_lm_resident_bytes(ngram_model_t *model) {
     if (!jarvis_paged_lm_is_paged(model)) return 0;
     paged_lm_t *m = (paged_lm_t *)model;
-    return m->pages_loaded * m->page_size + ((size_t)model->n_1g_alloc + 1) * sizeof(unigram_t);
+    return m->pages_loaded * m->page_size + m->copied_bytes
+        + ((size_t)model->n_1g_alloc + 1) * (sizeof(unigram_t) + sizeof(uint8 *))
+        + m->trigram_ranges.capacity * (sizeof(uint32) + sizeof(uint8 *));
 }
 
 size_t jarvis_paged_lm_file_bytes(ngram_model_t *model) {

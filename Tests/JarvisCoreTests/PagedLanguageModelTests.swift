@@ -3,7 +3,7 @@ import XCTest
 @testable import JarvisCore
 
 /// The paged trie reader (`jarvis_paged_lm_read`) against sphinxbase's own reader of the same files: the same
-/// scores to the unit, while reading only the pages its lookups touch.
+/// scores to the unit, while reading only what its lookups search.
 extension LanguageModelTests {
     /// Both readers of `path`, with the decoder's weights.
     func readers(_ path: String) throws -> (whole: NGramModel, paged: NGramModel) {
@@ -59,7 +59,7 @@ extension LanguageModelTests {
         let paged = models.paged
         XCTAssertEqual(paged.counts, models.whole.counts)
         let atOpen = paged.residentBytes
-        XCTAssertLessThan(atOpen, 1_000_000, "only the unigram records are read at open")
+        XCTAssertLessThan(atOpen, 2_000_000, "at open only the unigram records (and a table by word) are read")
         XCTAssertGreaterThan(paged.fileBytes, 20_000_000)
         // Histories that are real n-grams of the model (so that its bigrams and trigrams are found), mixed with
         // random words (backoffs).
@@ -143,12 +143,29 @@ extension LanguageModelTests {
         let expected = try NGramModel(path: bin).score(4, history: [3, 2])
         try FileManager.default.removeItem(atPath: bin)
         XCTAssertEqual(paged.score(4, history: [3, 2]).score, expected.score, "the open file outlives its name")
+        XCTAssertFalse(paged.pagedReadFailed)
+    }
+
+    func testAPagedModelWhoseFileIsCutShortBacksOffInsteadOfFailing() throws {
+        let bin = try writeSmallModel()
+        let paged = try NGramModel(path: bin, loading: .paged)
+        let whole = try NGramModel(path: bin)
+        let (recipes, pizza, forWord) = (paged.id(of: "recipes"), paged.id(of: "pizza"), paged.id(of: "for"))
+        let unigram = whole.score(recipes, history: [])
+        // Cut after the quantiser tables and unigrams: the n-gram arrays cannot be read any more.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: bin))
+        try handle.truncate(atOffset: 19 + 1 + 12 + 4 + 3 * 65_536 * 4 + 8 * 12)
+        try handle.close()
+        let cut = paged.score(recipes, history: [pizza, forWord])
+        XCTAssertTrue(paged.pagedReadFailed)
+        XCTAssertEqual(cut.used, 1, "backed off to the unigram")
+        XCTAssertLessThanOrEqual(cut.score, unigram.score, "the unigram, less the histories' backoffs")
     }
 }
 
 extension PipelineTests {
     /// A search decoded with the paged language model gives the events of the model read whole, without
-    /// reading all of its file (measured: 15–19 MB of the 22 MB; the dev set's clean searches 11–18 MB).
+    /// reading all of its file (measured: 5.3, 8.0 and 12.5 MB of the 22 MB; read by 4 KiB pages, 15–19 MB).
     func testSearchesWithThePagedLanguageModelGiveTheSameEvents() throws {
         for name in ["search_pizza.wav", "search_train_times.wav", "noisy_search_rome.wav"] {
             var whole = PipelineSettings()
@@ -164,7 +181,7 @@ extension PipelineTests {
             try pipeline.finish()
             XCTAssertEqual(events.filter { $0.type != "end" }, expected, name)
             XCTAssertEqual(intents(events).map(\.name), ["search"], name)
-            XCTAssertLessThan(read, 21_000_000, "\(name): \(read) bytes of the 22 MB model read")
+            XCTAssertLessThan(read, 16_000_000, "\(name): \(read) bytes of the 22 MB model read")
         }
     }
 }

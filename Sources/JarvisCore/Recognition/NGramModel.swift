@@ -70,6 +70,9 @@ public final class NGramModel {
     /// Bytes of the file a paged model has read into memory so far (0 when not paged).
     public var residentBytes: Int { Int(jarvis_paged_lm_resident_bytes(model)) }
 
+    /// Whether a paged model failed to read its file (its lookups then backed off to shorter n-grams).
+    public var pagedReadFailed: Bool { jarvis_paged_lm_read_failed(model) != 0 }
+
     /// Bytes of the file a paged model reads from (0 when not paged).
     public var fileBytes: Int { Int(jarvis_paged_lm_file_bytes(model)) }
 

@@ -90,11 +90,11 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// same events and the same dev, non-command and real-recording tables. Models the subset cannot read are
     /// loaded whole.
     public var liveModelSubset = true
-    /// How the search language model is held: `.paged` reads a trie model's n-grams from its file when a lookup
-    /// first needs them (`jarvis_paged_lm_read`), `.whole` reads all of it at load (sphinxbase). The same scores
-    /// and events. Of the 20,000-word model's 22 MB, one search of the dev set reads 11–18 MB in clean audio
-    /// (median 14), 15–20 MB in noise (a noisy decode considers more words); until the model is released
-    /// (`releaseLanguageModelAfter`). Measured on the dev stream (one search): peak memory 87.4 → 77.6 MB.
+    /// How the search language model is held: `.paged` reads a trie model's n-grams from its file as lookups
+    /// search them (`jarvis_paged_lm_read`), `.whole` reads all of it at load (sphinxbase). The same scores and
+    /// events. Of the 20,000-word model's 22 MB, one search of the dev set holds 5–11 MB in clean audio (median
+    /// 7.4), 8–18 MB in noise (a noisy decode weighs more words), until the model is released
+    /// (`releaseLanguageModelAfter`). Measured on the dev stream (one search): peak memory 87.4 → 73.9 MB.
     public var languageModelLoading = PocketSphinxDecoder.LanguageModelLoading.paged
     /// Longest stretch of audio the live decoder follows in one search (s). Its search history grows with
     /// every frame (about 0.4 MB/s in speech), so in long speech it starts over on the last `liveOverlap`.
