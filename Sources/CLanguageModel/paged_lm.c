@@ -129,6 +129,8 @@ typedef struct {
     range_map_t trigram_ranges;
     copy_arena_t copies;
     size_t copied_bytes;   ///< bytes in those copies
+    size_t copy_budget;    ///< past this many bytes of copies and their tables, all are dropped (bytes)
+    size_t copy_drops;
     float backoff_cache[MAX_ORDER];
     int32 hist_cache[MAX_ORDER - 1];
 } paged_lm_t;
@@ -210,6 +212,28 @@ static void free_copies(copy_arena_t *arena) {
     *arena = (copy_arena_t){0};
 }
 
+static void free_range_map(range_map_t *map) {
+    free(map->keys);
+    free(map->values);
+    *map = (range_map_t){0};
+}
+
+/// Bytes of the copies and of the tables that find them.
+static size_t copy_bytes(const paged_lm_t *m) {
+    return m->copied_bytes + m->trigram_ranges.capacity * (sizeof(uint32) + sizeof(uint8 *));
+}
+
+/// Forgets every copy (lookups copy what they need again): a model used without a pause long enough to be
+/// released would otherwise end up holding more than the file (each of the 1.6 million trigram ranges of a
+/// bigram, a few bytes, costs a copy's slack and a table slot).
+static void drop_copies(paged_lm_t *m) {
+    free_copies(&m->copies);
+    free_range_map(&m->trigram_ranges);
+    memset(m->word_ranges, 0, m->word_range_slots * sizeof *m->word_ranges);
+    m->copied_bytes = 0;
+    m->copy_drops += 1;
+}
+
 /// The slot of `key` in `map`, made (empty) when absent. NULL when memory runs out.
 static uint8 **range_slot(range_map_t *map, uint32 key) {
     if (2 * (map->count + 1) > map->capacity) {
@@ -264,6 +288,7 @@ static int open_span(paged_lm_t *m, int k, uint32 holder, uint32 begin, uint32 e
     size_t last = (size_t)((((uint64_t)end + 1) * l->total_bits) >> 3) + sizeof(uint64_t);
     if (l->offset + last > m->image_size) last = m->image_size - l->offset;
     if (last <= first || last - first > RANGE_COPY_LIMIT) return 1;
+    if (k == 0 && holder >= m->word_range_slots) return 0;
     uint8 **slot = k == 0 ? &m->word_ranges[holder] : range_slot(&m->trigram_ranges, holder);
     if (slot == NULL) return 0;
     if (*slot == NULL) {
@@ -424,6 +449,8 @@ static int32 paged_raw_score(ngram_model_t *base, int32 wid, int32 *hist, int32 
         *n_used = 1;
         return base->log_zero;
     }
+    // Only here, between lookups: no span of an earlier lookup is in use.
+    if (copy_bytes(m) > m->copy_budget) drop_copies(m);
     float score = n_hist < base->n - 1 ? score_short(m, wid, hist, n_hist, n_used)
                                        : score_full(m, wid, hist, n_hist, n_used);
     return (int32)score;
@@ -477,9 +504,7 @@ static void release(paged_lm_t *m) {
     ckd_free(m->unigrams);
     ckd_free(m->word_ranges);
     free_copies(&m->copies);
-    free(m->trigram_ranges.keys);
-    free(m->trigram_ranges.values);
-    m->trigram_ranges = (range_map_t){0};
+    free_range_map(&m->trigram_ranges);
     m->word_ranges = NULL;
     m->image = NULL;
     m->fd = -1;
@@ -600,6 +625,7 @@ ngram_model_t *jarvis_paged_lm_read(const char *path, logmath_t *lmath) {
     m->unigrams = (unigram_t *)ckd_calloc((size_t)counts[0] + 1, sizeof *m->unigrams);
     m->word_ranges = (uint8 **)ckd_calloc((size_t)counts[0] + 1, sizeof *m->word_ranges);
     m->word_range_slots = (size_t)counts[0] + 1;
+    m->copy_budget = file_size / 2;
     size_t pages = (file_size + m->page_size - 1) / m->page_size;
     m->reserved = pages * m->page_size;
     m->loaded = (uint8 *)calloc(pages, 1);
@@ -649,9 +675,8 @@ int jarvis_paged_lm_is_paged(ngram_model_t *model) {
 size_t jarvis_paged_lm_resident_bytes(ngram_model_t *model) {
     if (!jarvis_paged_lm_is_paged(model)) return 0;
     paged_lm_t *m = (paged_lm_t *)model;
-    return m->pages_loaded * m->page_size + m->copied_bytes
-        + ((size_t)model->n_1g_alloc + 1) * (sizeof(unigram_t) + sizeof(uint8 *))
-        + m->trigram_ranges.capacity * (sizeof(uint32) + sizeof(uint8 *));
+    return m->pages_loaded * m->page_size + copy_bytes(m)
+        + ((size_t)model->n_1g_alloc + 1) * (sizeof(unigram_t) + sizeof(uint8 *));
 }
 
 size_t jarvis_paged_lm_file_bytes(ngram_model_t *model) {
@@ -660,4 +685,12 @@ size_t jarvis_paged_lm_file_bytes(ngram_model_t *model) {
 
 int jarvis_paged_lm_read_failed(ngram_model_t *model) {
     return jarvis_paged_lm_is_paged(model) && ((paged_lm_t *)model)->read_failed;
+}
+
+void jarvis_paged_lm_set_copy_budget(ngram_model_t *model, size_t bytes) {
+    if (jarvis_paged_lm_is_paged(model)) ((paged_lm_t *)model)->copy_budget = bytes;
+}
+
+size_t jarvis_paged_lm_copy_drops(ngram_model_t *model) {
+    return jarvis_paged_lm_is_paged(model) ? ((paged_lm_t *)model)->copy_drops : 0;
 }

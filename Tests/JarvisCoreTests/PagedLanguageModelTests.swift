@@ -82,6 +82,17 @@ extension LanguageModelTests {
         // The same lookups again read nothing more.
         for (word, history) in queries { _ = paged.score(word, history: history) }
         XCTAssertEqual(paged.residentBytes, afterLookups)
+        XCTAssertEqual(paged.copyDrops, 0)
+
+        // Under a small budget the copies are dropped again and again, and every score stays sphinxbase's.
+        let bounded = try NGramModel(path: path, loading: .paged)
+        bounded.applyWeights(languageWeight: 6.5, insertionPenalty: 0.65)
+        bounded.setCopyBudget(200_000)
+        for (word, history) in queries + queries.reversed() {
+            XCTAssertEqual(bounded.score(word, history: history).score, models.whole.score(word, history: history).score)
+        }
+        XCTAssertGreaterThan(bounded.copyDrops, 1)
+        XCTAssertLessThan(bounded.residentBytes, afterLookups)
     }
 
     func testAWordAddedAtRunTimeScoresAsInSphinxbase() throws {

@@ -11,7 +11,8 @@
 /// frequent words, are searched in a reservation of the file's size into which the 4096-byte pages a search
 /// probes are read, as are the quantiser tables' pages). The unigrams and words are read at once (sphinxbase
 /// needs every word). Scores, backoffs and `n_used` are those of sphinxbase's own reader of the same file (the
-/// same records, the same float arithmetic).
+/// same records, the same float arithmetic). The copies are dropped when they pass half the file's size (and
+/// made again as lookups need them), so a model in constant use holds at most about that, plus the pages.
 ///
 /// Why: a decode of a few seconds looks up the contexts of a few thousand words; sphinxbase reads all of a
 /// 20,000-word model's 21 MB of n-grams at load.
@@ -34,5 +35,12 @@ size_t jarvis_paged_lm_file_bytes(ngram_model_t *model);
 
 /// Whether a read of `model`'s file failed (the lookups that needed it then backed off to lower orders).
 int jarvis_paged_lm_read_failed(ngram_model_t *model);
+
+/// Past `bytes` of range copies (and their tables), `model` drops them all before its next lookup, which copies
+/// what it needs again (default: half the file's size). No effect on a model not made by `jarvis_paged_lm_read`.
+void jarvis_paged_lm_set_copy_budget(ngram_model_t *model, size_t bytes);
+
+/// How many times `model` has dropped its copies (0 for a model not made by `jarvis_paged_lm_read`).
+size_t jarvis_paged_lm_copy_drops(ngram_model_t *model);
 
 #endif

@@ -73,6 +73,15 @@ public final class NGramModel {
     /// Whether a paged model failed to read its file (its lookups then backed off to shorter n-grams).
     public var pagedReadFailed: Bool { jarvis_paged_lm_read_failed(model) != 0 }
 
+    /// Past `bytes` of copied n-grams a paged model drops its copies before its next lookup (default: half
+    /// the file's size).
+    public func setCopyBudget(_ bytes: Int) {
+        jarvis_paged_lm_set_copy_budget(model, bytes)
+    }
+
+    /// How many times a paged model has dropped its copies.
+    public var copyDrops: Int { Int(jarvis_paged_lm_copy_drops(model)) }
+
     /// Bytes of the file a paged model reads from (0 when not paged).
     public var fileBytes: Int { Int(jarvis_paged_lm_file_bytes(model)) }
 
