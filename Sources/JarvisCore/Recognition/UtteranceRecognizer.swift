@@ -94,7 +94,7 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// search them (`jarvis_paged_lm_read`), `.whole` reads all of it at load (sphinxbase). The same scores and
     /// events. Of the 20,000-word model's 22 MB, one search of the dev set holds 5–11 MB in clean audio (median
     /// 7.4), 8–18 MB in noise (a noisy decode weighs more words), until the model is released
-    /// (`releaseLanguageModelAfter`). Measured on the dev stream (one search): peak memory 87.4 → 73.9 MB.
+    /// (`releaseLanguageModelAfter`). Measured on the dev stream (one search): peak memory 87.4 → 73.7 MB.
     public var languageModelLoading = PocketSphinxDecoder.LanguageModelLoading.paged
     /// Longest stretch of audio the live decoder follows in one search (s). Its search history grows with
     /// every frame (about 0.4 MB/s in speech), so in long speech it starts over on the last `liveOverlap`.
@@ -750,13 +750,17 @@ public final class UtteranceRecognizer {
         hasLanguageModelSearch ? decoder.languageModelResidentBytes("lm") : nil
     }
 
+    /// How much of the language model's file is in memory, for traces.
+    private var languageModelHeld: String {
+        languageModelResidentBytes.map { "\($0 / 1024) KiB of the language model held" } ?? "language model read whole"
+    }
+
     /// Frees the language model's search (most of the process's memory); the next search loads it again.
     /// Its words stay in the dictionary (about 2 MB), so loading it again does not add them again.
     public func releaseLanguageModel() {
         guard hasLanguageModelSearch else { return }
         if Self.tracing {
-            let read = decoder.languageModelResidentBytes("lm").map { "\($0 / 1024) KiB of its file read" } ?? "read whole"
-            FileHandle.standardError.write(Data("language model released (\(read))\n".utf8))
+            FileHandle.standardError.write(Data("language model released (\(languageModelHeld))\n".utf8))
         }
         decoder.removeSearch("lm")
         hasLanguageModelSearch = false
@@ -795,7 +799,7 @@ public final class UtteranceRecognizer {
                               acousticScore: decoder.naturalLog(hyp.acousticScore),
                               frames: audio.count / Self.samplesPerFrame)
         if Self.tracing {
-            FileHandle.standardError.write(Data("free text\(expectingLead ? " (expecting a lead)" : ""): before \(result.before) text '\(result.text)' acoustic \(result.acousticScore / Double(max(1, result.frames))) per frame, \(languageModelResidentBytes.map { "\($0 / 1024) KiB of the model read" } ?? "model read whole")\n".utf8))
+            FileHandle.standardError.write(Data("free text\(expectingLead ? " (expecting a lead)" : ""): before \(result.before) text '\(result.text)' acoustic \(result.acousticScore / Double(max(1, result.frames))) per frame, \(languageModelHeld)\n".utf8))
         }
         return result
     }
