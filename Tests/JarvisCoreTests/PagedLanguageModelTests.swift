@@ -148,6 +148,40 @@ extension LanguageModelTests {
         XCTAssertEqual(text.counts, [7, 6, 3])
     }
 
+    /// Damaged n-gram arrays (the right size, random bytes) give some scores, never a read out of bounds: every
+    /// child range and field is checked against the file.
+    func testDamagedNGramsAreReadWithinTheFile() throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: try writeSmallModel()))
+        // The unigrams' probabilities and children, then the bigram and trigram arrays; not the word list at the
+        // end (4 + 42 bytes), nor the first and last children pointers (0 and the end of all children, checked
+        // at open).
+        let arrays = 19 + 1 + 12 + 4 + 3 * 65_536 * 4
+        let unigramEnd = arrays + 7 * 12, listStart = bytes.count - 46
+        var generator = SplitMix(seed: 5)
+        var opened = 0
+        for round in 0..<20 {
+            var damaged = bytes
+            for _ in 0..<(1 + round) {
+                var at = arrays + Int(generator.next() % UInt64(listStart - arrays - 16))
+                if at >= unigramEnd { at += 12 }
+                if (arrays + 8..<arrays + 12).contains(at) { at += 4 }
+                damaged[at] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            let path = folder.appendingPathComponent("damaged-\(round).lm.bin").path
+            try damaged.write(to: URL(fileURLWithPath: path))
+            guard NGramModel.canPage(path: path) else { continue }
+            let model = try NGramModel(path: path, loading: .paged)
+            opened += 1
+            let ids = Array(Int32(0)..<7)
+            for w in ids {
+                for h1 in ids {
+                    for h2 in ids { XCTAssertLessThanOrEqual(model.score(w, history: [h1, h2]).used, 3) }
+                }
+            }
+        }
+        XCTAssertEqual(opened, 20, "the checks at open do not see damage inside the arrays")
+    }
+
     func testAPagedModelKeepsScoringAfterItsFileIsRemoved() throws {
         let bin = try writeSmallModel()
         let paged = try NGramModel(path: bin, loading: .paged)
