@@ -8,9 +8,6 @@ manifest format of ../shared/eval (score.py, `jarvis eval`). The voices, padding
 Usage: make-rejection-set.py [OUTDIR] [--devset-py PATH]     (default OUTDIR /tmp/jarvis-rejection)
 Needs: the devset's TTS packages (espeak-ng flite festival festvox-kallpc16k sox) and numpy.
 """
-import argparse, importlib.util, json, os
-
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Requests jarvis has no command for, small talk, and sentences that share words with commands.
 SENTENCES = [
@@ -48,27 +45,10 @@ SENTENCES = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out", nargs="?", default="/tmp/jarvis-rejection")
-    ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
-    a = ap.parse_args()
-    spec = importlib.util.spec_from_file_location("devset", a.devset_py)
-    devset = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(devset)
-    os.makedirs(a.out, exist_ok=True)
-    tmp = os.path.join(a.out, "_tmp.wav")
-    rng = devset.np.random.default_rng(20261123)
-    with open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
-        for vname, (engine, voice) in devset.VOICES.items():
-            for i, sentence in enumerate(SENTENCES):
-                text = f"hey jarvis, {sentence}"
-                devset.synth(engine, voice, text, tmp)
-                path = os.path.join(a.out, f"rejection_{vname}_{i:02d}.wav")
-                devset.write(path, devset.pad(devset.read(tmp), rng=rng))
-                man.write(json.dumps({"file": path, "kind": "rejection", "voice": vname, "cond": "clean",
-                                      "text": text, "expect": {"wake": True, "intents": []}}) + "\n")
-    os.remove(tmp)
-    print(f"wrote {a.out}/manifest.jsonl")
+    from tts_set import build
+    build("/tmp/jarvis-rejection", 20261123,
+          [(f"rejection_{{voice}}_{i:02d}", "rejection", f"hey jarvis, {sentence}", {"wake": True, "intents": []})
+           for i, sentence in enumerate(SENTENCES)])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Build the variant set: everyday ways of saying the commands that the dev set does not use.
+
+The held-out set has other sentences than the dev set, and people say "next tab please" or "close the current
+tab". Each clip is "hey jarvis, " + a variant, and expects that command's intent (kind "paraphrase"), in the
+manifest format of ../shared/eval (score.py, `jarvis eval`). The voices and padding come from
+../shared/eval/devset.py (imported, not copied); the phrasings are this project's own. Two of them were
+covered before the grammar's variants were added ("scroll down five", "open a new tab").
+Usage: make-variant-set.py [OUTDIR] [--devset-py PATH]     (default OUTDIR /tmp/jarvis-variants)
+Needs: the devset's TTS packages (espeak-ng flite festival festvox-kallpc16k sox) and numpy.
+"""
+
+# (spoken command after the wake phrase, intent, key slots that must match; as devset.py's tables)
+VARIANTS = [
+    ("scroll down a bit", "scroll", {"direction": "down"}),
+    ("scroll up a little", "scroll", {"direction": "up"}),
+    ("go back a page", "navigate", {"target": "back"}),
+    ("go forward a page", "navigate", {"target": "forward"}),
+    ("close the current tab", "navigate", {"target": "close_tab"}),
+    ("next tab please", "navigate", {"target": "next_tab"}),
+    ("take me to wikipedia", "navigate", {"target": "url", "url~": "wikipedia"}),
+    ("navigate to github", "navigate", {"target": "url", "url~": "github"}),
+    ("double click the mouse", "click", {"count": 2}),
+    ("right click the mouse", "click", {"button": "right"}),
+    ("look for cheap flights", "search", {"query": "cheap flights"}),
+    ("reload this page please", "navigate", {"target": "reload"}),
+    ("scroll down five", "scroll", {"direction": "down"}),
+    ("open a new tab", "navigate", {"target": "new_tab"}),
+]
+
+
+def main():
+    from tts_set import build
+    build("/tmp/jarvis-variants", 20261124,
+          [(f"paraphrase_{{voice}}_{i:02d}_clean", "paraphrase", f"hey jarvis, {command}",
+            {"wake": True, "intents": [{"name": intent, "slots": slots}]})
+           for i, (command, intent, slots) in enumerate(VARIANTS)])
+
+
+if __name__ == "__main__":
+    main()

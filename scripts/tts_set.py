@@ -1,0 +1,32 @@
+"""Shared by this project's evaluation sets (make-rejection-set.py, make-variant-set.py): each clip is one
+sentence said by each of ../shared/eval/devset.py's voices, padded as it pads them (imported, not copied),
+listed in the manifest format of ../shared/eval (score.py, `jarvis eval`)."""
+import argparse, importlib.util, json, os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def build(default_out, seed, rows):
+    """Parses [OUTDIR] [--devset-py PATH] and writes OUTDIR/manifest.jsonl with its clips.
+
+    rows: (stem, kind, spoken text, expect) per clip; `stem` holds "{voice}" for the voice's name."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out", nargs="?", default=default_out)
+    ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
+    a = ap.parse_args()
+    spec = importlib.util.spec_from_file_location("devset", a.devset_py)
+    devset = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(devset)
+    os.makedirs(a.out, exist_ok=True)
+    tmp = os.path.join(a.out, "_tmp.wav")
+    rng = devset.np.random.default_rng(seed)
+    with open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
+        for vname, (engine, voice) in devset.VOICES.items():
+            for stem, kind, text, expect in rows:
+                devset.synth(engine, voice, text, tmp)
+                path = os.path.join(a.out, stem.format(voice=vname) + ".wav")
+                devset.write(path, devset.pad(devset.read(tmp), rng=rng))
+                man.write(json.dumps({"file": path, "kind": kind, "voice": vname, "cond": "clean", "text": text,
+                                      "expect": expect}) + "\n")
+    os.remove(tmp)
+    print(f"wrote {a.out}/manifest.jsonl")
