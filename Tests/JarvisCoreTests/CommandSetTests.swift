@@ -35,7 +35,7 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(open?.slots["url"], .string("https://www.youtube.com/"))
     }
 
-    /// Everyday variants: a polite ending, "a bit", "a page", "the current", "take me to", "look for".
+    /// Everyday variants: a polite ending, "a bit", "a page", "the current", "take me to".
     func testEverydayVariantsParseToTheSameIntents() {
         XCTAssertEqual(intent("next tab please")?.slots["target"], .string("next_tab"))
         XCTAssertEqual(intent("please reload this page please")?.slots["target"], .string("reload"))
@@ -48,7 +48,8 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(intent("double click the mouse")?.slots["count"], .int(2))
         XCTAssertEqual(intent("take me to wikipedia")?.slots["url"], .string("https://en.wikipedia.org/"))
         XCTAssertEqual(intent("navigate to github")?.slots["url"], .string("https://github.com/"))
-        XCTAssertEqual(intent("look for cheap flights")?.slots["query"], .string("cheap flights"))
+        // Not "look for": with it, a telephone prompt of the real recordings woke jarvis as "hey jarvis, look for …".
+        XCTAssertNil(intent("look for cheap flights"))
         // A search's query runs to the end: a polite ending is part of it.
         XCTAssertEqual(intent("search for dogs please")?.slots["query"], .string("dogs please"))
         XCTAssertNil(intent("scroll down a lot"))

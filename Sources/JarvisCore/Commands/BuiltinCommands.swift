@@ -81,7 +81,7 @@ extension CommandSet {
                 "\(polite) (open | go to | show me | take me to | navigate to) <site> \(politeEnd)",
             ], fixed: ["target": s("url")], renames: ["site": "url"]),
             CommandDefinition(intent: "search", patterns: [
-                "\(polite) (search for | look up | look for | google) <query>",
+                "\(polite) (search for | look up | google) <query>",
                 "\(polite) search the web for <query>",
             ]),
         ]
