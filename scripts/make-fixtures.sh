@@ -92,7 +92,6 @@ single custom_volume       "hey jarvis, set the volume to seven"
 single click_in_sentence   "hey jarvis, click on the little blue button and then we all went home for dinner"
 VOICE=kal16 single set_timer "hey jarvis, set a timer for ten minutes"   # the grammar hears "search for"
 single tell_me_a_joke      "hey jarvis, tell me a joke"   # the grammar hears "show me gmail"
-single close_current_tab   "hey jarvis, close the current tab please"   # everyday variants: "the current", a polite ending
 VOICE=awb single search_train_times "hey jarvis, search for train times to boston"   # the language model hears "sartre"
 # A fan-like steady white noise under the whole file (the VAD band's loud frames ~19 dB above the quiet ones).
 VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_page_down "hey jarvis, page down"

@@ -4,9 +4,8 @@
 The held-out set has other sentences than the dev set, and people say "next tab please" or "close the current
 tab". Each clip is "hey jarvis, " + a variant, and expects that command's intent (kind "paraphrase"), in the
 manifest format of ../shared/eval (score.py, `jarvis eval`). The voices and padding come from
-../shared/eval/devset.py (imported, not copied); the phrasings are this project's own. Two of them were
-covered before the grammar's variants were added ("scroll down five", "open a new tab"); one the grammar does
-not take ("look for cheap flights": with "look for" a telephone prompt of the real recordings woke jarvis).
+../shared/eval/devset.py (imported, not copied); the phrasings are this project's own. Two of them the grammar
+covers ("scroll down five", "open a new tab"); docs/accuracy.md has what taking the others cost.
 Usage: make-variant-set.py [OUTDIR] [--devset-py PATH]     (default OUTDIR /tmp/jarvis-variants)
 Needs: the devset's TTS packages (espeak-ng flite festival festvox-kallpc16k sox) and numpy.
 """

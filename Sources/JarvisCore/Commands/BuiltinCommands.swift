@@ -36,49 +36,47 @@ extension CommandSet {
             "query": .freeText,
         ]
         let polite = "[please]"
-        // "next tab please": a command may end politely too (not a search: its query runs to the end).
-        let politeEnd = "[please]"
         // `try!`: these literals are part of the program; a typo is a programming error caught by every test.
         let commands: [CommandDefinition] = try! [
             CommandDefinition(intent: "scroll", patterns: [
-                "\(polite) scroll [the page] <direction> [<number> [times]] \(politeEnd)",
-                "\(polite) scroll <direction> [the page | a bit | a little] \(politeEnd)",
+                "\(polite) scroll [the page] <direction> [<number> [times]]",
+                "\(polite) scroll <direction> [the page]",
             ], defaults: ["amount": .int(1)], renames: ["number": "amount"]),
             CommandDefinition(intent: "scroll", patterns: [
-                "\(polite) page <page_direction> \(politeEnd)",
+                "\(polite) page <page_direction>",
             ], fixed: ["unit": s("page")], defaults: ["amount": .int(1)], renames: ["page_direction": "direction"]),
             CommandDefinition(intent: "click", patterns: [
-                "\(polite) [mouse] click [the mouse] \(politeEnd)",
-                "\(polite) <button> click [the mouse] \(politeEnd)",
-                "\(polite) <multiple> click [the mouse] \(politeEnd)",
-                "\(polite) <button> <multiple> click [the mouse] \(politeEnd)",
+                "\(polite) [mouse] click [the mouse]",
+                "\(polite) <button> click",
+                "\(polite) <multiple> click",
+                "\(polite) <button> <multiple> click",
             ], defaults: ["button": s("left"), "count": .int(1)], renames: ["multiple": "count"]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) go back [a page | one page] \(politeEnd)", "\(polite) back \(politeEnd)",
+                "\(polite) go back", "\(polite) back",
             ], fixed: ["target": s("back")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) go forward [a page | one page] \(politeEnd)", "\(polite) forward \(politeEnd)",
+                "\(polite) go forward", "\(polite) forward",
             ], fixed: ["target": s("forward")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) go home \(politeEnd)", "\(polite) [go to the] home page \(politeEnd)",
+                "\(polite) go home", "\(polite) [go to the] home page",
             ], fixed: ["target": s("home")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) (refresh | reload) [the page | this page] \(politeEnd)",
+                "\(polite) (refresh | reload) [the page | this page]",
             ], fixed: ["target": s("reload")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) [open [a]] new tab \(politeEnd)",
+                "\(polite) [open [a]] new tab",
             ], fixed: ["target": s("new_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) close [the | this | the current] tab \(politeEnd)",
+                "\(polite) close [the | this] tab",
             ], fixed: ["target": s("close_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) [go to the | switch to the] next tab \(politeEnd)",
+                "\(polite) [go to the | switch to the] next tab",
             ], fixed: ["target": s("next_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) [go to the | switch to the] (previous | last) tab \(politeEnd)",
+                "\(polite) [go to the | switch to the] (previous | last) tab",
             ], fixed: ["target": s("previous_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) (open | go to | show me | take me to | navigate to) <site> \(politeEnd)",
+                "\(polite) (open | go to | show me) <site>",
             ], fixed: ["target": s("url")], renames: ["site": "url"]),
             CommandDefinition(intent: "search", patterns: [
                 "\(polite) (search for | look up | google) <query>",
