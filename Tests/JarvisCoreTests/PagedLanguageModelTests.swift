@@ -5,12 +5,18 @@ import XCTest
 /// The paged trie reader (`jarvis_paged_lm_read`) against sphinxbase's own reader of the same files: the same
 /// scores to the unit, while reading only what its lookups search.
 extension LanguageModelTests {
+    /// The model at `path` read as `loading` says, with the decoder's weights.
+    func weightedModel(_ path: String, loading: PocketSphinxDecoder.LanguageModelLoading) throws -> NGramModel {
+        let model = try NGramModel(path: path, loading: loading)
+        model.applyWeights(languageWeight: 6.5, insertionPenalty: 0.65)
+        return model
+    }
+
     /// Both readers of `path`, with the decoder's weights.
     func readers(_ path: String) throws -> (whole: NGramModel, paged: NGramModel) {
-        let whole = try NGramModel(path: path, loading: .whole), paged = try NGramModel(path: path, loading: .paged)
+        let whole = try weightedModel(path, loading: .whole), paged = try weightedModel(path, loading: .paged)
         XCTAssertFalse(whole.isPaged)
         XCTAssertTrue(paged.isPaged, "the paged reader declined \(path)")
-        for model in [whole, paged] { model.applyWeights(languageWeight: 6.5, insertionPenalty: 0.65) }
         return (whole, paged)
     }
 
@@ -85,8 +91,7 @@ extension LanguageModelTests {
         XCTAssertEqual(paged.copyDrops, 0)
 
         // Under a small budget the copies are dropped again and again, and every score stays sphinxbase's.
-        let bounded = try NGramModel(path: path, loading: .paged)
-        bounded.applyWeights(languageWeight: 6.5, insertionPenalty: 0.65)
+        let bounded = try weightedModel(path, loading: .paged)
         bounded.setCopyBudget(200_000)
         for (word, history) in queries + queries.reversed() {
             XCTAssertEqual(bounded.score(word, history: history).score, models.whole.score(word, history: history).score)
