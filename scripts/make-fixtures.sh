@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate the TTS audio fixtures in audio-fixtures/ (see audio-fixtures/README.md).
 #
-# Requirements: bash, sox (with FLAC support), flite (voice "slt").
+# Requirements: bash, sox (with FLAC support), flite (voice "slt"), espeak-ng.
 # Deterministic: flite is deterministic and every sox call runs with -R
 # (repeatable random numbers for noise and dither), so re-running the script
 # reproduces byte-identical files with the same flite/sox versions
@@ -27,7 +27,7 @@ SEAM_NOISE="brownnoise vol 0.0018"   # peak ~-55, RMS ~-60 dBFS; ~half the FLAC 
 SEAM_T1=54.3       # "hey jarvis, scroll up" starts here (straddles 55 s)
 SEAM_T2=62.0       # "hey jarvis, next tab" starts here
 
-for tool in sox soxi flite; do
+for tool in sox soxi flite espeak-ng; do
   command -v "$tool" >/dev/null 2>&1 || { echo "error: '$tool' not found" >&2; exit 1; }
 done
 flite -lv | grep -qw "$VOICE" || { echo "error: flite voice '$VOICE' not available" >&2; exit 1; }
@@ -165,6 +165,15 @@ for i in 0 1; do
     "${seam_texts[$i]}" >>"$TIMINGS"
 done
 
+echo "== espeak_click.wav, espeak_scroll_down.wav (digital silence: no noise bed)"
+# espeak-ng's voice with exact zeros around and between its words, as synthetic or edited audio has; the
+# recogniser puts a faint noise floor under such audio (NoiseFloor). espeak-ng is deterministic too.
+for pair in "espeak_click:hey jarvis, click" "espeak_scroll_down:hey jarvis, scroll down"; do
+  name=${pair%%:*}; text=${pair#*:}
+  espeak-ng -v en-us -w "$TMP/$name.raw.wav" "$text"
+  "${SOX[@]}" "$TMP/$name.raw.wav" "${FMT[@]}" "$OUT/$name.wav" norm -3 pad 1 0.5
+done
+
 echo "== encoding variants of scroll_down.wav"
 SRC="$OUT/scroll_down.wav"
 "${SOX[@]}" "$SRC" -r 8000  -c 1 -b 8  -e unsigned-integer "$OUT/enc/scroll_down_u8_8k.wav"
@@ -178,7 +187,7 @@ echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
   not_a_command.wav custom_volume.wav click_in_sentence.wav set_timer.wav restart_seam.flac
-  search_cars_then_tv.wav
+  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

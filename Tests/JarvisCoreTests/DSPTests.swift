@@ -359,3 +359,52 @@ final class WordLevelTests: XCTestCase {
         XCTAssertEqual(WordLevel.quietTail([nil, nil], drop: 10, keep: 0), 0)
     }
 }
+
+final class NoiseFloorTests: XCTestCase {
+    func testSilenceGetsNoiseAtTheRequestedLevel() {
+        let floor = NoiseFloor(levelDB: -70)
+        let out = floor.apply([Int16](repeating: 0, count: 16_000)[...], start: 0)
+        let rms = (out.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(out.count)).squareRoot()
+        XCTAssertEqual(20 * log10(rms / 32768), -70, accuracy: 0.5)
+        XCTAssertLessThan(Double(out.filter { $0 == 0 }.count) / Double(out.count), 0.1)
+        let mean = out.reduce(0.0) { $0 + Double($1) } / Double(out.count)
+        XCTAssertEqual(mean, 0, accuracy: 0.3, "white noise without a DC offset")
+    }
+
+    func testSameNoiseWhateverTheChunksAndOnASecondPass() {
+        let floor = NoiseFloor(levelDB: -60)
+        let input = (0..<4000).map { Int16(truncatingIfNeeded: $0 * 37 % 2001 - 1000) }
+        let whole = floor.apply(input[...], start: 500)
+        var chunked: [Int16] = []
+        var i = 0
+        for size in [1, 159, 160, 1000, 7, 2673] where i < input.count {
+            let end = min(input.count, i + size)
+            chunked += floor.apply(input[i..<end], start: 500 + i)
+            i = end
+        }
+        XCTAssertEqual(chunked, whole)
+        XCTAssertEqual(floor.apply(input[1000..<3000], start: 1500), Array(whole[1000..<3000]))
+        XCTAssertNotEqual(floor.apply(input[...], start: 501), whole, "the noise depends on the position")
+    }
+
+    func testLoudAudioIsBarelyChangedAndClipsAtFullScale() {
+        let floor = NoiseFloor(levelDB: -70)
+        let tone = (0..<1600).map { Int16(20_000 * sin(Double($0) * 0.2)) }
+        let out = floor.apply(tone[...], start: 0)
+        let largest = zip(out, tone).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        XCTAssertGreaterThan(largest, 0)
+        XCTAssertLessThanOrEqual(largest, 19, "within the noise's peak amplitude (√3 × RMS ≈ 18 steps)")
+        let loud = floor.apply([Int16](repeating: .max, count: 100)[...] + [Int16](repeating: .min, count: 100), start: 0)
+        XCTAssertTrue(loud.prefix(100).allSatisfy { $0 > 32_700 } && loud.suffix(100).allSatisfy { $0 < -32_700 })
+    }
+
+    func testDigitalSilenceIsAFrameUnderMinus80DB() {
+        let quietNoise = NoiseFloor(levelDB: -65).apply([Int16](repeating: 0, count: 3200)[...], start: 0)
+        XCTAssertFalse(NoiseFloor.holdsDigitalSilence(quietNoise[...]))
+        var withGap = quietNoise
+        withGap.replaceSubrange(960..<1120, with: [Int16](repeating: 1, count: 160))
+        XCTAssertTrue(NoiseFloor.holdsDigitalSilence(withGap[...]))
+        XCTAssertFalse(NoiseFloor.holdsDigitalSilence(withGap[...], silenceDB: -100), "one step is -90 dB")
+        XCTAssertFalse(NoiseFloor.holdsDigitalSilence([Int16](repeating: 0, count: 159)[...]), "no whole frame")
+    }
+}

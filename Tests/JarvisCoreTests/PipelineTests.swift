@@ -306,6 +306,25 @@ extension PipelineTests {
         quietRules.recognizer.denoiseSteadyNoise = false
         XCTAssertEqual(intents(try run("noisy_page_down.wav", settings: quietRules)), [])
     }
+
+    /// espeak-ng's audio holds digital silence: the second pass hears it over a faint noise floor.
+    func testCommandsInDigitalSilenceAreHeardOverANoiseFloor() throws {
+        let click = try run("espeak_click.wav")
+        XCTAssertEqual(count(click, "wake"), 1)
+        XCTAssertEqual(intents(click).map(\.name), ["click"])
+        XCTAssertEqual(intents(click).first?.slots["button"], .string("left"))
+        let scroll = intents(try run("espeak_scroll_down.wav"))
+        XCTAssertEqual(scroll.map(\.name), ["scroll"])
+        XCTAssertEqual(scroll.first?.slots["direction"], .string("down"))
+        var noFloor = PipelineSettings()
+        noFloor.recognizer.noiseFloorDB = nil
+        let without = try run("espeak_click.wav", settings: noFloor)
+        XCTAssertEqual(intents(without), [])
+        XCTAssertEqual(count(without, "rejected"), 1)
+        // Audio with a noise floor of its own is decoded as it came: the same events either way.
+        let strip = { (events: [Event]) in events.map { $0.json.serialized() }.filter { !$0.contains("\"end\"") } }
+        XCTAssertEqual(strip(try run("scroll_down.wav", settings: noFloor)), strip(try run("scroll_down.wav")))
+    }
 }
 
 extension PipelineTests {
