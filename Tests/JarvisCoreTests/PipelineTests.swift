@@ -324,6 +324,9 @@ extension PipelineTests {
         // Audio with a noise floor of its own is decoded as it came: the same events either way.
         let strip = { (events: [Event]) in events.map { $0.json.serialized() }.filter { !$0.contains("\"end\"") } }
         XCTAssertEqual(strip(try run("scroll_down.wav", settings: noFloor)), strip(try run("scroll_down.wav")))
+        let path = { (name: String) in fixtures.appendingPathComponent(name).path }
+        XCTAssertFalse(NoiseFloor.holdsDigitalSilence(try readAll(path("scroll_down.wav"))[...]))
+        XCTAssertTrue(NoiseFloor.holdsDigitalSilence(try readAll(path("espeak_click.wav"))[...]))
     }
 }
 

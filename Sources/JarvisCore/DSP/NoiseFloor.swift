@@ -35,7 +35,7 @@ public struct NoiseFloor: Sendable, Equatable {
     /// Whether `samples` hold a 10 ms frame (160 samples) whose RMS is under `silenceDB` (dB re full scale):
     /// quieter than any microphone's own noise, so the audio was made or edited digitally.
     public static func holdsDigitalSilence(_ samples: ArraySlice<Int16>, silenceDB: Double = -80) -> Bool {
-        let frame = 160
+        let frame = WordLevel.frameSamples
         let limit = Double(frame) * pow(32768 * pow(10, silenceDB / 20), 2)
         var i = samples.startIndex
         while i + frame <= samples.endIndex {

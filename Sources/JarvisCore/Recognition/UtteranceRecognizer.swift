@@ -36,8 +36,9 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var denoiseSteadyNoise = true
     /// Whether the language model, too, hears a segment with steady noise reduced (as the second pass does).
     public var denoiseFreeText = true
-    /// White noise under the audio of a segment that holds digital silence (`NoiseFloor`), in dB RMS relative to
-    /// full scale, for its second pass and the language model; nil for none. Verification (the wake phrase's and
+    /// White noise under audio that holds digital silence (`NoiseFloor`), in dB RMS relative to full scale: under
+    /// a segment's second pass when the segment holds it, under the language model's decode when its own audio
+    /// (the command, from 0.3 s before it) does; nil for none. Verification (the wake phrase's and
     /// the command's margins) still hears the audio as it came: its thresholds were set on it, and on floored
     /// audio the margins of non-commands rose too (measured on the dev and non-command sets: clean intents 87.8 →
     /// 92.2 % but non-commands rejected 140 → 136 of 150; with verification on the audio as it came 91.3 % and
@@ -219,7 +220,9 @@ public final class UtteranceRecognizer {
     /// `fed` as the second pass decodes it (with `noiseFloor` when it holds digital silence), made when the
     /// utterance is decoded.
     private var commandAudio: [Int16] = []
-    private lazy var noiseFloor: NoiseFloor? = settings.noiseFloorDB.map { NoiseFloor(levelDB: $0) }
+    /// Whether `fed` held digital silence before any noise reduction (nil: not looked at yet).
+    private var digitalSilence: Bool?
+    private let noiseFloor: NoiseFloor?
     /// Frame 0 of the decode being interpreted lies this many samples into `fed`.
     private var frameOffset = 0
     // Streaming wake state.
@@ -271,6 +274,7 @@ public final class UtteranceRecognizer {
     public init(commands: CommandSet, wakePhrase: String, settings: RecognizerSettings) throws(DecoderError) {
         self.commands = commands
         self.settings = settings
+        noiseFloor = settings.noiseFloorDB.map { NoiseFloor(levelDB: $0) }
         wakeWords = CommandSet.normalizeWords(wakePhrase)
         spokenWords = commands.vocabulary.union(wakeWords)
         let dictionary = try GrammarDictionary(vocabulary: spokenWords, from: settings.model.dictionary)
@@ -364,6 +368,8 @@ public final class UtteranceRecognizer {
         utteranceStartSample = start
         utteranceStart = start
         fed.removeAll(keepingCapacity: true)
+        commandAudio.removeAll()
+        digitalSilence = nil
         frameOffset = 0
         liveStarted = false
         liveOffset = 0
@@ -383,6 +389,8 @@ public final class UtteranceRecognizer {
         priorMean = nil
         meanTracker?.restartStream()
         fed.removeAll()
+        commandAudio.removeAll()
+        digitalSilence = nil
     }
 
     /// Collects the utterance; it is decoded when it ends, in one pass with cepstral mean normalisation over
@@ -526,7 +534,7 @@ public final class UtteranceRecognizer {
         var result = UtteranceResult(wake: wake, words: [], confidence: 0)
         result.spanEnd = utteranceStart + fed.count
         guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
-        makeCommandAudio(floor: NoiseFloor.holdsDigitalSilence(fed[...]))
+        makeCommandAudio(floor: digitalSilence ?? NoiseFloor.holdsDigitalSilence(fed[...]))
         guard let hyp = try decoder.decodeUtterance(commandAudio[from...], search: "followup") else { return result }
         if Self.tracing {
             FileHandle.standardError.write(Data("after live wake +\(from): \(hyp.text)\n".utf8))
@@ -570,9 +578,10 @@ public final class UtteranceRecognizer {
             decoded = lower..<min(fed.count, upper)
         }
         // Steady noise (hiss, fan) under the speech: the second pass and its verification hear it reduced.
-        let digitalSilence = NoiseFloor.holdsDigitalSilence(fed[...])
+        let silence = noiseFloor != nil && NoiseFloor.holdsDigitalSilence(fed[...])
+        digitalSilence = silence
         if let denoiser = steadyNoiseDenoiser() { fed = denoiser.denoise(fed[...]) }
-        makeCommandAudio(floor: digitalSilence)
+        makeCommandAudio(floor: silence)
         frameOffset = decoded.lowerBound
         defer { frameOffset = 0 }
         let search = mode == .wake ? "wake" : "followup"
@@ -801,8 +810,10 @@ public final class UtteranceRecognizer {
         // In steady noise the language model hears the command reduced, as the second pass does (measured:
         // white15 intents 33.0 → 34.8 %, steady white noise 33.9 → 39.1 %, pink 32.2 → 34.8 %).
         let denoised = settings.denoiseFreeText ? steadyNoiseDenoiser()?.denoise(audio[...]) ?? audio : audio
-        let heard = NoiseFloor.holdsDigitalSilence(audio[...])
-            ? noiseFloor?.apply(denoised[...], start: startSample) ?? denoised : denoised
+        var heard = denoised
+        if let noiseFloor, NoiseFloor.holdsDigitalSilence(audio[...]) {
+            heard = noiseFloor.apply(denoised[...], start: startSample)
+        }
         guard let hyp = try decoder.decodeUtterance(heard[...], search: "lm") else { return FreeText(before: [], text: "") }
         // A word counts when most of it lies after `fromSample` (10 ms frames; 50 ms tolerance).
         let fromFrame = (fromSample - startSample) / Self.samplesPerFrame - 5
