@@ -367,8 +367,8 @@ public final class UtteranceRecognizer {
         try decoder.startUtterance()
         utteranceStartSample = start
         utteranceStart = start
+        commandAudio.removeAll()  // first: it may share `fed`'s buffer, which is kept
         fed.removeAll(keepingCapacity: true)
-        commandAudio.removeAll()
         digitalSilence = nil
         frameOffset = 0
         liveStarted = false
