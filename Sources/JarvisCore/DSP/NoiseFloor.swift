@@ -35,16 +35,14 @@ public struct NoiseFloor: Sendable, Equatable {
     /// Whether `samples` hold a 10 ms frame (160 samples) whose RMS is under `silenceDB` (dB re full scale):
     /// quieter than any microphone's own noise, so the audio was made or edited digitally.
     public static func holdsDigitalSilence(_ samples: ArraySlice<Int16>, silenceDB: Double = -80) -> Bool {
-        let frame = WordLevel.frameSamples
-        let limit = Double(frame) * pow(32768 * pow(10, silenceDB / 20), 2)
-        var i = samples.startIndex
-        while i + frame <= samples.endIndex {
-            var sum = 0.0
-            for k in i..<(i + frame) { sum += Double(samples[k]) * Double(samples[k]) }
-            if sum < limit { return true }
-            i += frame
-        }
-        return false
+        let limit = pow(32768 * pow(10, silenceDB / 20), 2)
+        return WordLevel.meanSquares(of: samples).contains { $0 < limit }
+    }
+
+    /// `samples` with the noise added when `original` (the same audio before any noise reduction) holds digital
+    /// silence, else `samples` as they are; `start` is the absolute index of the first sample in the stream.
+    public func apply(_ samples: [Int16], start: Int, ifSilenceIn original: ArraySlice<Int16>) -> [Int16] {
+        Self.holdsDigitalSilence(original) ? apply(samples[...], start: start) : samples
     }
 
     /// `samples` with the noise added (rounded, clipped to the Int16 range); `start` is the absolute index of the

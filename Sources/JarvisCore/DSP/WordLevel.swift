@@ -10,19 +10,26 @@ public enum WordLevel {
     /// percentile of the frames' mean-square energy, in dB over one Int16 step squared. A word's loud part,
     /// not its consonants or the pause inside it. nil when the span holds no whole frame.
     public static func level(of audio: ArraySlice<Int16>, startFrame: Int, endFrame: Int) -> Double? {
+        var energies = meanSquares(of: audio, startFrame: startFrame, endFrame: endFrame).map { 10 * log10($0 + 1) }
+        guard !energies.isEmpty else { return nil }
+        energies.sort()
+        return energies[min(energies.count - 1, energies.count * 9 / 10)]
+    }
+
+    /// Mean square (Int16 steps squared) of each whole 10 ms frame of `audio` between frames `startFrame` and
+    /// `endFrame` (inclusive), in order.
+    static func meanSquares(of audio: ArraySlice<Int16>, startFrame: Int = 0, endFrame: Int = .max / 2 / 160) -> [Double] {
         let first = audio.startIndex + max(0, startFrame) * frameSamples
         let end = min(audio.endIndex, audio.startIndex + (endFrame + 1) * frameSamples)
-        var energies: [Double] = []
+        var squares: [Double] = []
         var i = first
         while i + frameSamples <= end {
             var sum = 0.0
             for k in i..<(i + frameSamples) { sum += Double(audio[k]) * Double(audio[k]) }
-            energies.append(10 * log10(sum / Double(frameSamples) + 1))
+            squares.append(sum / Double(frameSamples))
             i += frameSamples
         }
-        guard !energies.isEmpty else { return nil }
-        energies.sort()
-        return energies[min(energies.count - 1, energies.count * 9 / 10)]
+        return squares
     }
 
     /// Level of a whole stretch of audio (`level(of:startFrame:endFrame:)` over all of it).

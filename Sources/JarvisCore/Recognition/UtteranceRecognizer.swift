@@ -220,8 +220,6 @@ public final class UtteranceRecognizer {
     /// `fed` as the second pass decodes it (with `noiseFloor` when it holds digital silence), made when the
     /// utterance is decoded.
     private var commandAudio: [Int16] = []
-    /// Whether `fed` held digital silence before any noise reduction (nil: not looked at yet).
-    private var digitalSilence: Bool?
     private let noiseFloor: NoiseFloor?
     /// Frame 0 of the decode being interpreted lies this many samples into `fed`.
     private var frameOffset = 0
@@ -369,7 +367,6 @@ public final class UtteranceRecognizer {
         utteranceStart = start
         commandAudio.removeAll()  // first: it may share `fed`'s buffer, which is kept
         fed.removeAll(keepingCapacity: true)
-        digitalSilence = nil
         frameOffset = 0
         liveStarted = false
         liveOffset = 0
@@ -390,7 +387,6 @@ public final class UtteranceRecognizer {
         meanTracker?.restartStream()
         fed.removeAll()
         commandAudio.removeAll()
-        digitalSilence = nil
     }
 
     /// Collects the utterance; it is decoded when it ends, in one pass with cepstral mean normalisation over
@@ -534,7 +530,8 @@ public final class UtteranceRecognizer {
         var result = UtteranceResult(wake: wake, words: [], confidence: 0)
         result.spanEnd = utteranceStart + fed.count
         guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
-        makeCommandAudio(floor: digitalSilence ?? NoiseFloor.holdsDigitalSilence(fed[...]))
+        // The whole-utterance decode made it already, unless it was gated before its second pass.
+        if commandAudio.count != fed.count { commandAudio = noiseFloor?.apply(fed, start: utteranceStart, ifSilenceIn: fed[...]) ?? fed }
         guard let hyp = try decoder.decodeUtterance(commandAudio[from...], search: "followup") else { return result }
         if Self.tracing {
             FileHandle.standardError.write(Data("after live wake +\(from): \(hyp.text)\n".utf8))
@@ -578,10 +575,9 @@ public final class UtteranceRecognizer {
             decoded = lower..<min(fed.count, upper)
         }
         // Steady noise (hiss, fan) under the speech: the second pass and its verification hear it reduced.
-        let silence = noiseFloor != nil && NoiseFloor.holdsDigitalSilence(fed[...])
-        digitalSilence = silence
-        if let denoiser = steadyNoiseDenoiser() { fed = denoiser.denoise(fed[...]) }
-        makeCommandAudio(floor: silence)
+        let heard = steadyNoiseDenoiser()?.denoise(fed[...]) ?? fed
+        commandAudio = noiseFloor?.apply(heard, start: utteranceStart, ifSilenceIn: fed[...]) ?? heard
+        fed = heard
         frameOffset = decoded.lowerBound
         defer { frameOffset = 0 }
         let search = mode == .wake ? "wake" : "followup"
@@ -651,13 +647,6 @@ public final class UtteranceRecognizer {
               noise.floorSpreadDB <= settings.steadySpread else { return nil }
         if denoiser == nil { denoiser = SpectralDenoiser() }
         return denoiser
-    }
-
-    /// `commandAudio` from `fed`: with the noise floor when `floor` (`fed` held digital silence before any noise
-    /// reduction), or the same.
-    private func makeCommandAudio(floor: Bool) {
-        guard floor, let noiseFloor else { commandAudio = fed; return }
-        commandAudio = noiseFloor.apply(fed[...], start: utteranceStart)
     }
 
     private func sample(_ frame: Int) -> Int { utteranceStart + frameOffset + frame * Self.samplesPerFrame }
@@ -810,10 +799,7 @@ public final class UtteranceRecognizer {
         // In steady noise the language model hears the command reduced, as the second pass does (measured:
         // white15 intents 33.0 → 34.8 %, steady white noise 33.9 → 39.1 %, pink 32.2 → 34.8 %).
         let denoised = settings.denoiseFreeText ? steadyNoiseDenoiser()?.denoise(audio[...]) ?? audio : audio
-        var heard = denoised
-        if let noiseFloor, NoiseFloor.holdsDigitalSilence(audio[...]) {
-            heard = noiseFloor.apply(denoised[...], start: startSample)
-        }
+        let heard = noiseFloor?.apply(denoised, start: startSample, ifSilenceIn: audio[...]) ?? denoised
         guard let hyp = try decoder.decodeUtterance(heard[...], search: "lm") else { return FreeText(before: [], text: "") }
         // A word counts when most of it lies after `fromSample` (10 ms frames; 50 ms tolerance).
         let fromFrame = (fromSample - startSample) / Self.samplesPerFrame - 5
