@@ -92,6 +92,7 @@ single custom_volume       "hey jarvis, set the volume to seven"
 single click_in_sentence   "hey jarvis, click on the little blue button and then we all went home for dinner"
 VOICE=kal16 single set_timer "hey jarvis, set a timer for ten minutes"   # the grammar hears "search for"
 single tell_me_a_joke      "hey jarvis, tell me a joke"   # the grammar hears "show me gmail"
+single asked_jarvis        "i asked jarvis to open a new tab"   # the grammar fits "hey" into the end of "asked"
 VOICE=awb single search_train_times "hey jarvis, search for train times to boston"   # the language model hears "sartre"
 # A fan-like steady white noise under the whole file (the VAD band's loud frames ~19 dB above the quiet ones).
 VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_page_down "hey jarvis, page down"
@@ -187,7 +188,7 @@ echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
   not_a_command.wav custom_volume.wav click_in_sentence.wav set_timer.wav restart_seam.flac
-  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav
+  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav asked_jarvis.wav
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

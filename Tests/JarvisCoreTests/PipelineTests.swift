@@ -76,6 +76,22 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(count(events, "rejected"), 1)
     }
 
+    /// "i asked jarvis to open a new tab": the grammar fits "hey" into the last 60–90 ms of "asked", and "jarvis"
+    /// verifies well. The words before the name must last like a spoken "hey" and the whole phrase must verify;
+    /// without those checks the same audio wakes.
+    func testANameInsideASentenceDoesNotWake() throws {
+        let events = try run("asked_jarvis.wav")
+        XCTAssertGreaterThan(count(events, "speech_start"), 0, "the VAD heard the speech")
+        XCTAssertEqual(count(events, "wake"), 0)
+        XCTAssertEqual(count(events, "intent"), 0)
+        var settings = PipelineSettings()
+        settings.recognizer.minimumLeadDuration = 0
+        settings.recognizer.noisyMinimumLeadDuration = 0
+        settings.recognizer.wakePhraseAllowance = nil
+        XCTAssertEqual(count(try run("asked_jarvis.wav", settings: settings), "wake"), 1,
+                       "the name alone is heard as the wake phrase")
+    }
+
     func testJarvisAloneAsWakePhrase() throws {
         var settings = PipelineSettings()
         settings.wakePhrase = "jarvis"
