@@ -98,18 +98,18 @@ VOICE=awb single search_train_times "hey jarvis, search for train times to bosto
 VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_page_down "hey jarvis, page down"
 VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_search_rome "hey jarvis, search for the history of rome"   # the raw audio's query: "the history of all"
 
-# noisy_go_forward.wav: white noise over the utterance only (flite's own silences included, not trimmed),
-# like the dev set's white15 copies, then the quiet floor around it. The wake phrase verifies just under the
-# noisy threshold; the sure command after it carries it (`tentativeWakeSlack`).
-echo "== noisy_go_forward.wav"
-flite -voice awb -t "hey jarvis, go forward" -o "$TMP/fwd.raw.wav"
-"${SOX[@]}" "$TMP/fwd.raw.wav" "${FMT[@]}" "$TMP/fwd.wav" norm -3
-fwd_n=$(samples "$TMP/fwd.wav")
-mix_with_noise "$TMP/fwd.wav" "$TMP/fwd.noisy.wav" "whitenoise vol 0.05"
-"${SOX[@]}" "$TMP/fwd.noisy.wav" "$TMP/fwd.track.wav" pad "$PAD" "$PAD"
-mix_with_noise "$TMP/fwd.track.wav" "$OUT/noisy_go_forward.wav" "$PAD_NOISE"
-printf '%s\t%s\t%s\t%s\n' "noisy_go_forward.wav" "$(secs "$(to_samples "$PAD")")" \
-  "$(secs $(( $(to_samples "$PAD") + fwd_n )))" "(awb, white noise vol 0.05 over it) hey jarvis, go forward" >>"$TIMINGS"
+# noisy_page_up.wav: espeak-ng's voice with white noise over the utterance only (espeak-ng's own silences
+# included, not trimmed), like the dev set's white15 copies, then the quiet floor around it. The wake phrase
+# verifies just under the noisy threshold; the sure command after it carries it (`tentativeWakeSlack`).
+echo "== noisy_page_up.wav"
+espeak-ng -v en-us -w "$TMP/pgup.raw.wav" "hey jarvis, page up"
+"${SOX[@]}" "$TMP/pgup.raw.wav" "${FMT[@]}" "$TMP/pgup.wav" norm -3
+pgup_n=$(samples "$TMP/pgup.wav")
+mix_with_noise "$TMP/pgup.wav" "$TMP/pgup.noisy.wav" "whitenoise vol 0.058"
+"${SOX[@]}" "$TMP/pgup.noisy.wav" "$TMP/pgup.track.wav" pad "$PAD" "$PAD"
+mix_with_noise "$TMP/pgup.track.wav" "$OUT/noisy_page_up.wav" "$PAD_NOISE"
+printf '%s\t%s\t%s\t%s\n' "noisy_page_up.wav" "$(secs "$(to_samples "$PAD")")" \
+  "$(secs $(( $(to_samples "$PAD") + pgup_n )))" "(espeak-ng, white noise vol 0.058 over it) hey jarvis, page up" >>"$TIMINGS"
 
 # search_cars_then_tv.wav: a search, and another, quieter voice (awb, peak 15 dB under the talker's) that
 # starts 0.15 s before the talker's last word ends, like a TV behind them.

@@ -503,22 +503,23 @@ extension PipelineTests {
     /// Under steady noise a wake phrase just under the threshold wakes when a sure command follows it, and
     /// only then: without the allowance, or with a command confidence no command reaches, nothing happens.
     func testSureCommandCarriesAMarginalWakePhraseInSteadyNoise() throws {
-        let events = try run("noisy_go_forward.wav")
-        XCTAssertEqual(intents(events).map(\.name), ["navigate"])
-        XCTAssertEqual(intents(events).first?.slots["target"], .string("forward"))
+        let events = try run("noisy_page_up.wav")
+        XCTAssertEqual(intents(events).map(\.name), ["scroll"])
+        XCTAssertEqual(intents(events).first?.slots["direction"], .string("up"))
+        XCTAssertEqual(intents(events).first?.slots["unit"], .string("page"))
         let wakes = events.compactMap { if case .wake(_, let score) = $0.kind { return score } else { return nil } }
         XCTAssertEqual(wakes.count, 1)
         XCTAssertLessThan(wakes.first ?? 1, 0.5, "the wake phrase alone is under the threshold")
 
         var noAllowance = PipelineSettings()
         noAllowance.recognizer.tentativeWakeSlack = nil
-        let without = try run("noisy_go_forward.wav", settings: noAllowance)
+        let without = try run("noisy_page_up.wav", settings: noAllowance)
         XCTAssertEqual(count(without, "wake"), 0)
         XCTAssertEqual(intents(without), [])
 
         var unreachable = PipelineSettings()
         unreachable.recognizer.tentativeWakeCommandConfidence = 1.01
-        let unsure = try run("noisy_go_forward.wav", settings: unreachable)
+        let unsure = try run("noisy_page_up.wav", settings: unreachable)
         XCTAssertEqual(count(unsure, "wake"), 0)
         XCTAssertEqual(intents(unsure), [])
     }

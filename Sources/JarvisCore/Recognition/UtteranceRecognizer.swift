@@ -150,8 +150,9 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// Under steady noise (scaled by `noisiness`), a wake phrase that verifies up to this much (nats per
     /// frame) under the wake threshold still wakes when a complete command follows it in the same breath
     /// with a confidence of at least `tentativeWakeCommandConfidence`: the evidence of the two adds up.
-    /// nil: never.
-    public var tentativeWakeSlack: Double? = 0.2
+    /// nil: never. 0.1 since the shorter noise window (`DenoiserSettings.minimumSpanFrames`): with it, 0.2
+    /// let "hey davis, scroll down" under white noise through, and 0.1 loses no command of the noisy sets.
+    public var tentativeWakeSlack: Double? = 0.1
     public var tentativeWakeCommandConfidence = 0.99
     /// A wake phrase of more than one word must also verify as a whole: all its words against the phone loop
     /// over their frames, at most this far (nats per frame) under the threshold its name had to pass. The name
