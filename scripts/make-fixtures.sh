@@ -4,15 +4,18 @@
 # Requirements: bash, sox (with FLAC support), flite (voice "slt"), espeak-ng.
 # Deterministic: flite is deterministic and every sox call runs with -R
 # (repeatable random numbers for noise and dither), so re-running the script
-# reproduces byte-identical files with the same flite/sox versions
-# (generated with flite 2.2, SoX 14.4.2).
+# reproduces byte-identical files with the same flite/espeak-ng/sox versions
+# (generated with flite 2.2, eSpeak NG 1.51, SoX 14.4.2).
 #
 # Layout of every 16 kHz fixture: a continuous very quiet white-noise bed
 # (sox `whitenoise vol 0.001`, peak -60 dBFS, RMS about -65 dBFS) over
 # the whole file; the speech starts after 0.8 s of that noise and is followed by
 # 0.8 s of it. Each TTS clip is normalised to -3 dBFS peak and has flite's
 # leading/trailing near-silence trimmed, so the start times printed at the end
-# are the real speech onsets.
+# are the real speech onsets. Exceptions are described where they are made: the
+# noisy fixtures and restart_seam.flac have other noise beds; noisy_page_up.wav
+# (espeak-ng, untrimmed, noise over the utterance) and espeak_click.wav /
+# espeak_scroll_down.wav (espeak-ng, no noise bed at all).
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -187,8 +190,9 @@ echo
 echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
-  not_a_command.wav custom_volume.wav click_in_sentence.wav set_timer.wav restart_seam.flac
-  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav asked_jarvis.wav
+  not_a_command.wav custom_volume.wav click_in_sentence.wav set_timer.wav tell_me_a_joke.wav
+  asked_jarvis.wav search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
+  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

@@ -159,9 +159,12 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// carries the evidence against other names ("hey davis"); the whole phrase keeps a name-like word in
     /// other speech from waking without a "hey". Measured (whole-phrase margins): real wake phrases from 0.63 up
     /// in clean audio, 1.09 up in babble, 0.28 up under white noise; it stopped one false wake of the noise set
-    /// (a negative under babble whose phrase verified at -0.03), and no real one. nil: the name alone.
+    /// (a negative under babble whose phrase verified at -0.03), and no real one (measured with the noise window
+    /// of 45 hops, `DenoiserSettings.minimumSpanFrames`). nil: no whole-phrase margin (the lead's duration
+    /// still counts).
     public var wakePhraseAllowance: Double? = 0.4
-    /// The words of a wake phrase before its name ("hey") must last at least this long together (s), and
+    /// The words of a wake phrase before its name ("hey") must last at least this long together (s; their own
+    /// frames, not a pause after them), and
     /// `noisyMinimumLeadDuration` under steady noise (scaled by `noisiness`: the "h" drowns in hiss). Each
     /// phone takes at least 3 frames in the acoustic model, so the grammar can fit "hey" into the last 60–90 ms
     /// of any word before a "jarvis" ("the jarvis", "i asked jarvis to…"); a spoken "hey" lasted 130 ms or
@@ -478,7 +481,7 @@ public final class UtteranceRecognizer {
                 candidateSpan = min(candidateSpan?.lowerBound ?? wakeStart, wakeStart)..<max(candidateSpan?.upperBound ?? wakeStop, wakeStop)
             }
             guard !final, quietScore >= settings.earlyWakeScore,
-                  try wholePhraseHolds(from: words[wakeFirst], to: nameWord, nameThreshold: settings.wakeThreshold),
+                  try wholePhraseHolds(words[wakeFirst...wakeEnd], nameThreshold: settings.wakeThreshold),
                   try wakeSearchConfirms(startFrame: words[wakeFirst].startFrame, endFrame: nameWord.endFrame)
             else { continue }
             let span = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
@@ -622,9 +625,10 @@ public final class UtteranceRecognizer {
             result.spanEnd = utteranceStart + fed.count
             return [result]
         }
-        // The name carries the evidence ("hey" is shared with "hey davis"): verify the last word alone. A wake
-        // phrase that fails verification does not end the command before it: the grammar also fits "hey
-        // jarvis double click" to the end of "search for train times to boston".
+        // The name carries the evidence ("hey" is shared with "hey davis"): its margin decides, then the whole
+        // phrase must hold too (`wholePhraseHolds`). A wake phrase that fails verification does not end the
+        // command before it: the grammar also fits "hey jarvis double click" to the end of "search for train
+        // times to boston".
         var wakes: [(end: Int, span: UtteranceResult.WakeSpan, tentative: Bool)] = []
         for wakeEnd in wakeEndIndices(in: words) {
             let name = words[wakeEnd]
@@ -633,11 +637,12 @@ public final class UtteranceRecognizer {
             let tentative = score < 0.5
             var required = wakeThreshold
             if tentative {
-                guard let slack = settings.tentativeWakeSlack, margin >= wakeThreshold - slack * noisiness else { continue }
+                guard let slack = settings.tentativeWakeSlack else { continue }
                 required = wakeThreshold - slack * noisiness
+                guard margin >= required else { continue }
             }
             let wakeFirst = wakeEnd - wakeWords.count + 1
-            guard try wholePhraseHolds(from: words[wakeFirst], to: name, nameThreshold: required) else { continue }
+            guard try wholePhraseHolds(words[wakeFirst...wakeEnd], nameThreshold: required) else { continue }
             wakes.append((wakeEnd, .init(startSample: sample(words[wakeFirst].startFrame),
                                          endSample: sample(words[wakeEnd].endFrame + 1), score: score,
                                          quietScore: quietScore), tentative))
@@ -760,17 +765,19 @@ public final class UtteranceRecognizer {
         return perFrame
     }
 
-    /// Whether a wake phrase of more than one word holds as a whole: the words before its name last at least
-    /// `minimumLeadDuration` (less under steady noise), and all its words, from `first` to the name, verify
-    /// against the phone loop over the same frames at most `wakePhraseAllowance` under the threshold the name
-    /// had to pass (nats per frame). A one-word phrase has nothing more to check.
-    private func wholePhraseHolds(from first: RecognizedWord, to name: RecognizedWord,
-                                  nameThreshold: Double) throws(DecoderError) -> Bool {
-        guard wakeWords.count > 1 else { return true }
-        let leadFrames = name.startFrame - first.startFrame
+    /// Whether a wake phrase of more than one word (`phrase`: its words as decoded, the name last) holds as a
+    /// whole: the words before the name last at least `minimumLeadDuration` together, counting their own frames
+    /// only, not a pause before the name (less under steady noise); and all its words verify against the phone
+    /// loop over the phrase's frames at most `wakePhraseAllowance` under `nameThreshold` (nats per frame): the
+    /// threshold the name was held to (the quiet-room one for an early wake, the segment's or the tentative one
+    /// in the second pass). A one-word phrase has nothing more to check.
+    func wholePhraseHolds(_ phrase: ArraySlice<RecognizedWord>, nameThreshold: Double) throws(DecoderError) -> Bool {
+        guard wakeWords.count > 1, let first = phrase.first, let name = phrase.last else { return true }
+        let leadFrames = phrase.dropLast().reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
         let minimum = settings.minimumLeadDuration
             + (settings.noisyMinimumLeadDuration - settings.minimumLeadDuration) * noisiness
-        if Double(leadFrames) < minimum * Double(AudioFormat.sampleRate) / Double(Self.samplesPerFrame) {
+        // Whole frames, rounded up (less a hair, so 0.08 s is 8 frames whatever the floating-point error).
+        if Double(leadFrames) < (minimum * Double(PocketSphinxDecoder.framesPerSecond) - 1e-6).rounded(.up) {
             if Self.tracing {
                 FileHandle.standardError.write(Data("wake phrase lead of \(leadFrames) frames is too short\n".utf8))
             }
