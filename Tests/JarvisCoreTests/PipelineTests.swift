@@ -105,16 +105,16 @@ final class PipelineTests: XCTestCase {
             [RecognizedWord(word: "hey", startFrame: hey.lowerBound, endFrame: hey.upperBound),
              RecognizedWord(word: "jarvis", startFrame: jarvis.lowerBound, endFrame: jarvis.upperBound)][...]
         }
-        XCTAssertTrue(try heyJarvis.wholePhraseHolds(phrase(hey: 0...9, jarvis: 10...50), nameThreshold: 0.8))
-        XCTAssertFalse(try heyJarvis.wholePhraseHolds(phrase(hey: 0...8, jarvis: 9...50), nameThreshold: 0.8))
-        XCTAssertFalse(try heyJarvis.wholePhraseHolds(phrase(hey: 0...6, jarvis: 40...80), nameThreshold: 0.8),
+        XCTAssertTrue(try heyJarvis.wholePhraseHolds(phrase(hey: 0...9, jarvis: 10...50), nameThreshold: 0.8, nameQuietScore: 0.5))
+        XCTAssertFalse(try heyJarvis.wholePhraseHolds(phrase(hey: 0...8, jarvis: 9...50), nameThreshold: 0.8, nameQuietScore: 0.5))
+        XCTAssertFalse(try heyJarvis.wholePhraseHolds(phrase(hey: 0...6, jarvis: 40...80), nameThreshold: 0.8, nameQuietScore: 0.5),
                        "a pause after a 70 ms \"hey\" is not part of it")
         heyJarvis.segmentNoise = .init(snrDB: 15, noiseDB: 50, floorSpreadDB: 1)   // steady noise
-        XCTAssertTrue(try heyJarvis.wholePhraseHolds(phrase(hey: 0...7, jarvis: 8...50), nameThreshold: 0.6))
-        XCTAssertFalse(try heyJarvis.wholePhraseHolds(phrase(hey: 0...6, jarvis: 7...50), nameThreshold: 0.6))
+        XCTAssertTrue(try heyJarvis.wholePhraseHolds(phrase(hey: 0...7, jarvis: 8...50), nameThreshold: 0.6, nameQuietScore: 0.5))
+        XCTAssertFalse(try heyJarvis.wholePhraseHolds(phrase(hey: 0...6, jarvis: 7...50), nameThreshold: 0.6, nameQuietScore: 0.5))
         let jarvis = try UtteranceRecognizer(commands: .builtin(), wakePhrase: "jarvis", settings: settings)
         XCTAssertTrue(try jarvis.wholePhraseHolds([RecognizedWord(word: "jarvis", startFrame: 0, endFrame: 40)][...],
-                                                  nameThreshold: 0.8))
+                                                  nameThreshold: 0.8, nameQuietScore: 0.5))
     }
 
     func testJarvisAloneAsWakePhrase() throws {
