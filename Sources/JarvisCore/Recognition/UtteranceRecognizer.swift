@@ -483,8 +483,7 @@ public final class UtteranceRecognizer {
                 candidateSpan = min(candidateSpan?.lowerBound ?? wakeStart, wakeStart)..<max(candidateSpan?.upperBound ?? wakeStop, wakeStop)
             }
             guard !final, quietScore >= settings.earlyWakeScore,
-                  try wholePhraseHolds(words[wakeFirst...wakeEnd], nameThreshold: settings.wakeThreshold,
-                                       nameQuietScore: quietScore),
+                  leadLastsLongEnough(words[wakeFirst...wakeEnd]),
                   try wakeSearchConfirms(startFrame: words[wakeFirst].startFrame, endFrame: nameWord.endFrame)
             else { continue }
             let span = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
@@ -629,9 +628,9 @@ public final class UtteranceRecognizer {
             return [result]
         }
         // The name carries the evidence ("hey" is shared with "hey davis"): its margin decides, then the whole
-        // phrase must hold too (`wholePhraseHolds`). A wake phrase that fails verification does not end the
-        // command before it: the grammar also fits "hey jarvis double click" to the end of "search for train
-        // times to boston".
+        // phrase must hold too (`leadLastsLongEnough`, `wholePhraseVerifies`). A wake phrase that fails
+        // verification does not end the command before it: the grammar also fits "hey jarvis double click" to
+        // the end of "search for train times to boston".
         var wakes: [(end: Int, span: UtteranceResult.WakeSpan, tentative: Bool)] = []
         for wakeEnd in wakeEndIndices(in: words) {
             let name = words[wakeEnd]
@@ -645,8 +644,12 @@ public final class UtteranceRecognizer {
                 guard margin >= required else { continue }
             }
             let wakeFirst = wakeEnd - wakeWords.count + 1
-            guard try wholePhraseHolds(words[wakeFirst...wakeEnd], nameThreshold: required,
-                                       nameQuietScore: quietScore) else { continue }
+            // A name this sure carries the phrase; a less sure one needs the whole phrase to verify too.
+            let phrase = words[wakeFirst...wakeEnd]
+            guard leadLastsLongEnough(phrase) else { continue }
+            if quietScore < settings.earlyWakeScore {
+                guard try wholePhraseVerifies(phrase, nameThreshold: required) else { continue }
+            }
             wakes.append((wakeEnd, .init(startSample: sample(words[wakeFirst].startFrame),
                                          endSample: sample(words[wakeEnd].endFrame + 1), score: score,
                                          quietScore: quietScore), tentative))
@@ -769,30 +772,32 @@ public final class UtteranceRecognizer {
         return perFrame
     }
 
-    /// Whether a wake phrase of more than one word (`phrase`: its words as decoded, the name last) holds as a
-    /// whole: the words before the name last at least `minimumLeadDuration` together, counting their own frames
-    /// only, not a pause before the name (less under steady noise); and all its words verify against the phone
-    /// loop over the phrase's frames at most `wakePhraseAllowance` under `nameThreshold` (nats per frame): the
-    /// threshold the name was held to (the quiet-room one for an early wake, the segment's or the tentative one
-    /// in the second pass). A name that verified with a quiet-room score (`nameQuietScore`) of at least
-    /// `earlyWakeScore` carries the phrase: its margin is not checked (two decodes saved per confident wake; the
-    /// lead's duration still is). A one-word phrase has nothing more to check.
-    func wholePhraseHolds(_ phrase: ArraySlice<RecognizedWord>, nameThreshold: Double,
-                          nameQuietScore: Double) throws(DecoderError) -> Bool {
-        guard wakeWords.count > 1, let first = phrase.first, let name = phrase.last else { return true }
+    /// Whether the words of a wake phrase before its name (`phrase`: its words as decoded, the name last) last
+    /// at least `minimumLeadDuration` together, counting their own frames only, not a pause before the name
+    /// (less under steady noise). A one-word phrase has no lead to check.
+    func leadLastsLongEnough(_ phrase: ArraySlice<RecognizedWord>) -> Bool {
+        guard wakeWords.count > 1 else { return true }
         let leadFrames = phrase.dropLast().reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
         let minimum = settings.minimumLeadDuration
             + (settings.noisyMinimumLeadDuration - settings.minimumLeadDuration) * noisiness
         // Whole frames, rounded up (less a hair, so 0.08 s is 8 frames whatever the floating-point error).
-        if Double(leadFrames) < (minimum * Double(PocketSphinxDecoder.framesPerSecond) - 1e-6).rounded(.up) {
+        guard Double(leadFrames) >= (minimum * Double(PocketSphinxDecoder.framesPerSecond) - 1e-6).rounded(.up) else {
             if Self.tracing {
                 FileHandle.standardError.write(Data("wake phrase lead of \(leadFrames) frames is too short\n".utf8))
             }
             return false
         }
-        guard let allowance = settings.wakePhraseAllowance, nameQuietScore < settings.earlyWakeScore else { return true }
-        let margin = try verify(wakeWords, fromFrame: first.startFrame, toFrame: name.endFrame)
-        return margin >= nameThreshold - allowance
+        return true
+    }
+
+    /// Whether all the words of a wake phrase (`phrase`, the name last) verify against the phone loop over its
+    /// frames at most `wakePhraseAllowance` under `nameThreshold`, the threshold the name was held to (nats per
+    /// frame). A one-word phrase, or no allowance, has nothing more to check.
+    private func wholePhraseVerifies(_ phrase: ArraySlice<RecognizedWord>,
+                                     nameThreshold: Double) throws(DecoderError) -> Bool {
+        guard wakeWords.count > 1, let allowance = settings.wakePhraseAllowance,
+              let first = phrase.first, let name = phrase.last else { return true }
+        return try verify(wakeWords, fromFrame: first.startFrame, toFrame: name.endFrame) >= nameThreshold - allowance
     }
 
     /// A wake phrase's verification margin as its score against the threshold for the segment's noise, and
