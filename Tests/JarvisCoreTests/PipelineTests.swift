@@ -8,9 +8,19 @@ final class PipelineTests: XCTestCase {
     }
 
     func run(_ name: String, settings: PipelineSettings = PipelineSettings(), chunk: Int = 1600) throws -> [Event] {
+        try run(samples: try readAll(fixtures.appendingPathComponent(name).path), settings: settings, chunk: chunk)
+    }
+
+    /// The fixture with a steady white noise added throughout (`NoiseFloor`'s: uniform, the same at every run),
+    /// at `noiseDB` dB RMS relative to full scale.
+    func run(_ name: String, noiseDB: Double, settings: PipelineSettings = PipelineSettings()) throws -> [Event] {
+        let clean = try readAll(fixtures.appendingPathComponent(name).path)
+        return try run(samples: NoiseFloor(levelDB: noiseDB).apply(clean[...], start: 0), settings: settings)
+    }
+
+    func run(samples: [Int16], settings: PipelineSettings = PipelineSettings(), chunk: Int = 1600) throws -> [Event] {
         var events: [Event] = []
         let pipeline = try Pipeline(settings: settings) { events.append($0) }
-        let samples = try readAll(fixtures.appendingPathComponent(name).path)
         var i = 0
         while i < samples.count {
             try pipeline.process(Array(samples[i..<min(samples.count, i + chunk)]))
@@ -547,6 +557,43 @@ extension PipelineTests {
         let unsure = try run("noisy_page_up.wav", settings: unreachable)
         XCTAssertEqual(count(unsure, "wake"), 0)
         XCTAssertEqual(intents(unsure), [])
+    }
+
+    /// Under steady noise a segment whose live wake candidates all fall under the gate is still decoded again,
+    /// and its wake then needs both halves of the name to verify well (`weakCandidateHalvesMargin`). The
+    /// fixture under white noise at -26 dBFS (about 13 dB under the speech): the live decoder's candidates
+    /// score 0.03 on the raw audio; the name's halves verify at about 2.0 and 1.3 on the denoised audio.
+    func testWeakWakeCandidateInSteadyNoiseIsDecodedAgain() throws {
+        let events = try run("search_pizza.wav", noiseDB: -26)
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events).map(\.name), ["search"])
+
+        var gated = PipelineSettings()
+        gated.recognizer.weakCandidateHalvesMargin = nil
+        XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -26, settings: gated), "wake"), 0)
+        var floor = PipelineSettings()
+        floor.recognizer.weakCandidateScore = 0.05
+        XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -26, settings: floor), "wake"), 0)
+        var strict = PipelineSettings()
+        strict.recognizer.weakCandidateHalvesMargin = 1.5
+        XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -26, settings: strict), "wake"), 0,
+                       "one half of the name verifies under 1.5")
+    }
+
+    /// Under steady noise every wake needs both halves of the name over the phone loop (`nameHalvesMargin`);
+    /// in a quiet room the test is not made. At -31 dBFS the live candidate passes the gate (no weak path)
+    /// and the halves verify at about 2.7 and 1.5.
+    func testNameHalvesAreVerifiedUnderSteadyNoiseOnly() throws {
+        XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -31), "wake"), 1)
+        var strict = PipelineSettings()
+        strict.recognizer.nameHalvesMargin = 2.0
+        XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -31, settings: strict), "wake"), 0)
+        var off = strict
+        off.recognizer.nameHalvesMargin = nil
+        XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -31, settings: off), "wake"), 1)
+        let quiet = try run("search_pizza.wav", settings: strict)
+        XCTAssertEqual(count(quiet, "wake"), 1)
+        XCTAssertEqual(intents(quiet).first?.slots["query"], .string("pizza recipes"))
     }
 
     /// The live gate (like the thresholds) falls under steady noise only: a hiss at 15 dB, not babble at the
