@@ -213,6 +213,32 @@ final class SegmentSNRTests: XCTestCase {
         XCTAssertEqual(e.snrDB, 20, accuracy: 0.5)
     }
 
+    /// A command cut off from its wake phrase by a pause: a short segment full of speech, whose few quiet frames
+    /// are soft speech, takes the noise from the steady segment that ended just before it; not after a long
+    /// gap, and not when that segment's floor is louder than this one's quiet frames (the fan was switched off).
+    func testSegmentSoonAfterASteadyOneTakesItsNoise() throws {
+        func speechAfter(gap: Int, previousFloor: Float) -> SegmentSNR.Estimate? {
+            var s = SegmentSNR()
+            s.startSegment()
+            for i in 0..<60 { s.add(levelDB: i % 3 == 0 ? previousFloor + Float(i % 2) * 0.5 : -20) }
+            s.endSegment()
+            for _ in 0..<gap { s.addBackground(levelDB: previousFloor) }
+            s.startSegment()
+            // Speech with soft consonants between its loud frames: 8 dB of spread among the quiet ones.
+            for i in 0..<40 { s.add(levelDB: i % 4 == 0 ? -36 + Float(i % 8) : -20) }
+            return s.estimate
+        }
+        let soon = try XCTUnwrap(speechAfter(gap: 5, previousFloor: -40))
+        XCTAssertEqual(soon.noiseDB, -40, accuracy: 0.01)
+        XCTAssertEqual(soon.snrDB, 20, accuracy: 0.01)
+        XCTAssertLessThan(soon.floorSpreadDB, 1)
+        let late = try XCTUnwrap(speechAfter(gap: 101, previousFloor: -40))
+        XCTAssertGreaterThan(late.floorSpreadDB, 3, "more than carryFrames later the segment stands alone")
+        XCTAssertEqual(late.noiseDB, -36, accuracy: 0.01)
+        let louder = try XCTUnwrap(speechAfter(gap: 5, previousFloor: -30))
+        XCTAssertEqual(louder.noiseDB, -36, accuracy: 0.01, "a floor louder than the quiet frames is not this one's")
+    }
+
     func testTooFewFramesGiveNoEstimateAndDropLastRemovesTheHangover() {
         var s = SegmentSNR()
         for _ in 0..<24 { s.add(levelDB: -20) }

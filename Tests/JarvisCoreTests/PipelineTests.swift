@@ -596,6 +596,17 @@ extension PipelineTests {
         XCTAssertEqual(intents(quiet).first?.slots["query"], .string("pizza recipes"))
     }
 
+    /// Under a hiss the VAD cuts "hey jarvis" off from "scroll down" (the comma's pause): the command's segment,
+    /// full of speech, has too few pauses to show the steady noise, and takes it from the wake phrase's
+    /// segment, which ended just before (`SegmentSNR.carryFrames`). Before that it was decoded as if clean, with
+    /// no noise reduction, and heard as "go home" (confidence 0.96).
+    func testCommandCutOffFromItsWakePhraseInAHissKeepsTheNoiseEstimate() throws {
+        let events = try run("scroll_down.wav", noiseDB: -30)
+        XCTAssertEqual(count(events, "speech_start"), 2, "the VAD cuts the utterance at the comma")
+        XCTAssertEqual(intents(events).map(\.name), ["scroll"])
+        XCTAssertEqual(intents(events).first?.slots["direction"], .string("down"))
+    }
+
     /// The live gate (like the thresholds) falls under steady noise only: a hiss at 15 dB, not babble at the
     /// same SNR, and not a clean room.
     func testLiveGateFallsUnderSteadyNoiseOnly() throws {

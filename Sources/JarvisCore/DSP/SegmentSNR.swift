@@ -15,22 +15,33 @@ public struct SegmentSNR: Sendable, Equatable {
     public var leadFrames = 50
     /// How close (dB) the lead-in's median must be to the pauses' quiet level to count as the same background.
     public var sameBackgroundDB = 3.0
+    /// A segment that starts at most this many background frames after the previous one ended (100 frames of
+    /// 20 ms are 2 s: a command cut off from its wake phrase by a pause) may take the noise from that one, when
+    /// its own quiet frames are less steady (a short segment full of speech has few pauses).
+    public var carryFrames = 100
     /// Levels of the current segment.
     public private(set) var levels: [Float] = []
     /// Levels of the background before it.
     public private(set) var lead: [Float] = []
     private var background: [Float] = []
+    /// The last segment's estimate, the background frames since it ended, and the estimate the current segment
+    /// may take its noise from (`carryFrames`).
+    private var previous: Estimate?
+    private var framesSincePrevious = 0
+    private var carried: Estimate?
 
     public init() {}
 
     /// A frame outside speech (the background that the next segment's lead-in is taken from).
     public mutating func addBackground(levelDB: Float) {
+        framesSincePrevious += 1
         background.append(levelDB)
         if background.count > 2 * leadFrames { background.removeFirst(background.count - leadFrames) }
     }
 
     /// Speech began: the last `leadFrames` of background become the lead-in of a new segment.
     public mutating func startSegment() {
+        carried = framesSincePrevious <= carryFrames ? previous : nil
         lead = Array(background.suffix(leadFrames))
         background.removeAll(keepingCapacity: true)
         levels.removeAll(keepingCapacity: true)
@@ -49,7 +60,15 @@ public struct SegmentSNR: Sendable, Equatable {
         for level in dropped { addBackground(levelDB: level) }
     }
 
+    /// The segment ended (after `dropLast`): its estimate is kept for a segment that follows soon.
+    public mutating func endSegment() {
+        previous = estimate
+        framesSincePrevious = 0
+    }
+
     public mutating func reset() {
+        previous = nil
+        carried = nil
         levels.removeAll(keepingCapacity: true)
         lead.removeAll(keepingCapacity: true)
         background.removeAll(keepingCapacity: true)
@@ -66,8 +85,20 @@ public struct SegmentSNR: Sendable, Equatable {
         public var floorSpreadDB: Double
     }
 
-    /// nil with fewer than `minFrames` frames in the segment and its lead-in together.
+    /// nil with fewer than `minFrames` frames in the segment and its lead-in together. When the previous segment
+    /// ended shortly before this one (`carryFrames`) and its noise floor was steadier than this segment's quiet
+    /// frames, and no louder than them (within `sameBackgroundDB`), its noise level and spread are taken, with
+    /// this segment's loud level.
     public var estimate: Estimate? {
+        guard let own = ownEstimate else { return nil }
+        guard let carried, carried.floorSpreadDB < own.floorSpreadDB,
+              carried.noiseDB <= own.noiseDB + sameBackgroundDB else { return own }
+        return Estimate(snrDB: own.snrDB + own.noiseDB - carried.noiseDB, noiseDB: carried.noiseDB,
+                        floorSpreadDB: carried.floorSpreadDB)
+    }
+
+    /// The estimate from this segment's levels and its lead-in only.
+    private var ownEstimate: Estimate? {
         guard !levels.isEmpty else { return nil }
         guard levels.count >= max(1, minFrames) else {
             // Too short to have pauses of its own ("hey jarvis" cut off from its command by the VAD in a hiss):

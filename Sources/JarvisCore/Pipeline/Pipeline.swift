@@ -174,6 +174,7 @@ public final class Pipeline {
         if inSpeech {
             inSpeech = false
             recognizer.segmentNoise = segmentSNR.estimate
+            segmentSNR.endSegment()
             emit(Event(t: now, .speechEnd))
             try endUtterance()
         }
@@ -214,6 +215,7 @@ public final class Pipeline {
             inSpeech = false
             segmentSNR.dropLast(framesAgo)
             recognizer.segmentNoise = segmentSNR.estimate
+            segmentSNR.endSegment()
             // The hangover frames were fed too: the decoder saw the trailing silence.
             emit(Event(t: AudioFormat.seconds(sampleCount - framesAgo * AudioFormat.frameSamples), .speechEnd))
             try endUtterance()
