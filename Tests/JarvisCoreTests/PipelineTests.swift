@@ -47,6 +47,13 @@ final class PipelineTests: XCTestCase {
 
     func count(_ events: [Event], _ type: String) -> Int { events.filter { $0.type == type }.count }
 
+    /// Asserts that the VAD heard speech in `events` and that nothing woke or acted.
+    func assertHeardButNotWoken(_ events: [Event], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertGreaterThan(count(events, "speech_start"), 0, "the VAD heard the speech", file: file, line: line)
+        XCTAssertEqual(count(events, "wake"), 0, file: file, line: line)
+        XCTAssertEqual(count(events, "intent"), 0, file: file, line: line)
+    }
+
     func testScrollDown() throws {
         let events = try run("scroll_down.wav")
         XCTAssertEqual(count(events, "wake"), 1)
@@ -86,14 +93,25 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(count(events, "rejected"), 1)
     }
 
+    /// "hey nervous, next tab" (flite kal16): all of "jarvis" but its first sound. Against the phone loop the
+    /// name verifies as a real one does; its onset rival "n aa r v ah s" fits 0.77 nats per frame better
+    /// (`onsetRivalMargin` 0.5), so no wake. Without the test: a wake and "next tab".
+    func testANameThatDiffersInItsFirstSoundDoesNotWake() throws {
+        assertHeardButNotWoken(try run("nervous_next_tab.flac"))
+        var settings = PipelineSettings()
+        settings.recognizer.onsetRivalMargin = nil
+        let without = try run("nervous_next_tab.flac", settings: settings)
+        XCTAssertEqual(count(without, "wake"), 1)
+        XCTAssertEqual(intents(without).first?.slots["target"], .string("next_tab"))
+        // A real "jarvis" keeps its wake: its rivals fit worse than the name.
+        XCTAssertEqual(count(try run("scroll_down.wav"), "wake"), 1)
+    }
+
     /// "i asked jarvis to open a new tab": the grammar fits "hey" into the last 60–90 ms of "asked", and "jarvis"
     /// verifies well. The words before the name must last like a spoken "hey" and the whole phrase must verify;
     /// without those checks the same audio wakes.
     func testANameInsideASentenceDoesNotWake() throws {
-        let events = try run("asked_jarvis.wav")
-        XCTAssertGreaterThan(count(events, "speech_start"), 0, "the VAD heard the speech")
-        XCTAssertEqual(count(events, "wake"), 0)
-        XCTAssertEqual(count(events, "intent"), 0)
+        assertHeardButNotWoken(try run("asked_jarvis.wav"))
         var settings = PipelineSettings()
         settings.recognizer.minimumLeadDuration = 0
         settings.recognizer.noisyMinimumLeadDuration = 0
@@ -280,7 +298,7 @@ extension PipelineTests {
 
 extension PipelineTests {
     func testCommandWordInsideALongerSentenceIsNotACommand() throws {
-        let events = try run("click_in_sentence.wav")
+        let events = try run("click_in_sentence.flac")
         XCTAssertEqual(intents(events), [])
         let rejected = events.compactMap { e -> String? in
             if case .rejected(_, let reason) = e.kind { return reason } else { return nil }
