@@ -697,7 +697,14 @@ public final class UtteranceRecognizer {
             let wakeFirst = wakeEnd - wakeWords.count + 1
             // A name this sure carries the phrase; a less sure one needs the whole phrase to verify too.
             let phrase = words[wakeFirst...wakeEnd]
-            guard leadLastsLongEnough(phrase), try nameBeatsOnsetRivals(name) else { continue }
+            // A name the early wake reported has met its onset rivals already.
+            let reportedEarly = earlyWake.map {
+                $0.startSample < sample(name.endFrame + 1) && $0.endSample > sample(name.startFrame)
+            } ?? false
+            guard leadLastsLongEnough(phrase) else { continue }
+            if !reportedEarly {
+                guard try nameBeatsOnsetRivals(name) else { continue }
+            }
             if noisiness > 0, let halves = weakOnly ? settings.weakCandidateHalvesMargin : settings.nameHalvesMargin {
                 guard try nameHalvesVerify(name, margin: halves) else { continue }
             }
