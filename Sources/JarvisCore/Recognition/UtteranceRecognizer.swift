@@ -792,8 +792,7 @@ public final class UtteranceRecognizer {
         guard let intent = commands.parse(literal.map(\.word)),
               commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) else { return nil }
         let sf = start.startFrame, ef = end.endFrame
-        let from = max(0, frameOffset + sf * Self.samplesPerFrame)
-        let to = min(fed.count, frameOffset + (ef + 1) * Self.samplesPerFrame)
+        let (from, to) = samples(fromFrame: sf, toFrame: ef)
         guard to - from >= Self.samplesPerFrame * 10 else { return nil }
         if !hasCommandsSearch {
             try decoder.addGraph(name: "commands", GrammarGenerator(commands: commands).commandsGraph())
@@ -812,14 +811,23 @@ public final class UtteranceRecognizer {
         return other > heard + settings.rescoreMargin ? words : nil
     }
 
+    /// Indices into `fed` of the audio of frames `sf` through `ef` of the decode being interpreted (clamped).
+    private func samples(fromFrame sf: Int, toFrame ef: Int) -> (from: Int, to: Int) {
+        (max(0, frameOffset + sf * Self.samplesPerFrame), min(fed.count, frameOffset + (ef + 1) * Self.samplesPerFrame))
+    }
+
+    /// The stem of dictionary words made from `word`'s pronunciation ("jarvis", "jarvis-alt2" for "jarvis(2)").
+    private static func derivedWordStem(_ word: String) -> String {
+        PocketSphinxDecoder.baseWord(word) + (word.hasSuffix(")") ? "-alt\(word.filter(\.isNumber))" : "")
+    }
+
     /// Rescores a span of the utterance: `words` alone (forced alignment) against a free phone loop over the
     /// same audio. Real words score close to the loop, sound-alikes ("hey davis" for "hey jarvis") far
     /// below it. Returns the words' score minus the loop's, in nats per 10 ms frame (−∞ when it cannot tell).
     /// Spans shorter than `minimumFrames` cannot be told.
     func verify(_ words: [String], fromFrame sf: Int, toFrame ef: Int,
                 minimumFrames: Int = 10) throws(DecoderError) -> Double {
-        let from = max(0, frameOffset + sf * Self.samplesPerFrame)
-        let to = min(fed.count, frameOffset + (ef + 1) * Self.samplesPerFrame)
+        let (from, to) = samples(fromFrame: sf, toFrame: ef)
         guard to - from >= Self.samplesPerFrame * minimumFrames else { return -.infinity }
         func pathScore(_ search: String) throws(DecoderError) -> Double? {
             try decoder.decodeUtterance(fed[from..<to], search: search).map { decoder.naturalLog($0.score) }
@@ -840,8 +848,7 @@ public final class UtteranceRecognizer {
     /// then each is verified alone. A name of fewer than 4 phones, or one without a pronunciation, passes.
     func nameHalvesVerify(_ name: RecognizedWord, margin: Double) throws(DecoderError) -> Bool {
         guard let (first, second) = try nameHalves(name.word) else { return true }
-        let from = max(0, frameOffset + name.startFrame * Self.samplesPerFrame)
-        let to = min(fed.count, frameOffset + (name.endFrame + 1) * Self.samplesPerFrame)
+        let (from, to) = samples(fromFrame: name.startFrame, toFrame: name.endFrame)
         try decoder.addGraph(name: "phrase", GrammarGenerator(commands: commands).phraseGraph([first, second]))
         guard let hyp = try decoder.decodeUtterance(fed[from..<to], search: "phrase"),
               case let halves = hyp.spokenWords, halves.count == 2 else { return false }
@@ -866,8 +873,7 @@ public final class UtteranceRecognizer {
     func nameBeatsOnsetRivals(_ name: RecognizedWord) throws(DecoderError) -> Bool {
         guard let margin = settings.onsetRivalMargin, noisiness == 0,
               let rivals = try onsetRivals(name.word) else { return true }
-        let from = max(0, frameOffset + name.startFrame * Self.samplesPerFrame)
-        let to = min(fed.count, frameOffset + (name.endFrame + 1) * Self.samplesPerFrame)
+        let (from, to) = samples(fromFrame: name.startFrame, toFrame: name.endFrame)
         guard to - from >= Self.samplesPerFrame * 10 else { return true }
         if !hasOnsetRivalSearch.contains(name.word) {
             var g = GrammarGraph()
@@ -899,7 +905,7 @@ public final class UtteranceRecognizer {
               phones.count >= 3, let onset = phones.first, Self.consonants.contains(onset) else { return nil }
         let twin = Self.voicingTwins[onset]
         let onsets = [nil] + Self.consonants.filter { $0 != onset && $0 != twin }
-        let tag = PocketSphinxDecoder.baseWord(word) + (word.hasSuffix(")") ? "-alt\(word.filter(\.isNumber))" : "")
+        let tag = Self.derivedWordStem(word)
         let entries = onsets.enumerated().map { (i, c) in
             (word: "\(tag)-rival\(i)", phones: ((c.map { [$0] } ?? []) + phones.dropFirst()).joined(separator: " "))
         }
@@ -922,7 +928,7 @@ public final class UtteranceRecognizer {
         guard let phones = decoder.pronunciation(of: word)?.split(separator: " ").map(String.init),
               phones.count >= 4 else { return nil }
         let split = (phones.count + 1) / 2
-        let tag = PocketSphinxDecoder.baseWord(word) + (word.hasSuffix(")") ? "-alt\(word.filter(\.isNumber))" : "")
+        let tag = Self.derivedWordStem(word)
         let halves = (first: "\(tag)-part1", second: "\(tag)-part2")
         try decoder.addWords([(halves.first, phones[..<split].joined(separator: " ")),
                               (halves.second, phones[split...].joined(separator: " "))])
