@@ -188,7 +188,8 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// at all: "davis" and "marcus" match the end of "jarvis", "charlie" its start. The noise blurs the phone
     /// loop as much as the name, so the average margin lets them through. The name's phones are split in two
     /// (the first ⌈n/2⌉, the rest), aligned over its frames, and each half is verified on its own frames
-    /// against the phone loop: a wake in steady noise needs both at least this far over it (nats per frame).
+    /// against the phone loop: a wake the second pass finds in steady noise needs both at least this far over it
+    /// (nats per frame); a wake reported early (its name verified confidently on the raw audio) is not tested.
     /// Names of fewer than 4 phones are not split. nil: no such test. Measured on the noise set: the halves of
     /// real wake names in noise were under 0 in 8 of 315 woken commands, and the confusable names that passed
     /// every other test had one half at -0.22 to 0.38.
@@ -290,7 +291,7 @@ public final class UtteranceRecognizer {
     private var sawWakeCandidate: Bool { candidateSpan != nil }
     /// The same for candidates under `gateScore` (kept under steady noise, `weakCandidateHalvesMargin`).
     private var weakCandidateSpan: Range<Int>?
-    /// The two halves of each name's pronunciation, as dictionary words of the grammar decoder (added on first use).
+    /// The two halves of the name's (first) pronunciation, as dictionary words of the grammar decoder.
     private var nameHalfWords: [String: (first: String, second: String)] = [:]
     /// The onset rivals of each name, as dictionary words (`onsetRivalMargin`), and the names whose rivals'
     /// search the grammar decoder holds.
@@ -373,6 +374,12 @@ public final class UtteranceRecognizer {
         } else {
             live = nil
             meanTracker = nil
+        }
+        // The words made from the name's pronunciation go into the dictionary now, before any language model's
+        // search exists (PocketSphinx adds a word added later to that model as a unigram too).
+        if let name = wakeWords.last {
+            _ = try nameHalves(name)
+            _ = try onsetRivals(name)
         }
     }
 
@@ -625,7 +632,8 @@ public final class UtteranceRecognizer {
         // Audio re-fed after a restart is always decoded again: that is what the overlap is for.
         var decoded = 0..<fed.count
         // Under steady noise, a segment with only weak candidates is decoded again, its wakes held to more.
-        let weakOnly = candidateSpan == nil && weakCandidateSpan != nil && noisiness > 0
+        let weakOnly = settings.gateFinalDecode && liveStarted && replayedSamples == 0
+            && candidateSpan == nil && weakCandidateSpan != nil && noisiness > 0
         if settings.gateFinalDecode && liveStarted {
             let window = AudioFormat.samples(settings.commandWindow)
             var lower = Int.max, upper = 0
@@ -816,11 +824,6 @@ public final class UtteranceRecognizer {
         (max(0, frameOffset + sf * Self.samplesPerFrame), min(fed.count, frameOffset + (ef + 1) * Self.samplesPerFrame))
     }
 
-    /// The stem of dictionary words made from `word`'s pronunciation ("jarvis", "jarvis-alt2" for "jarvis(2)").
-    private static func derivedWordStem(_ word: String) -> String {
-        PocketSphinxDecoder.baseWord(word) + (word.hasSuffix(")") ? "-alt\(word.filter(\.isNumber))" : "")
-    }
-
     /// Rescores a span of the utterance: `words` alone (forced alignment) against a free phone loop over the
     /// same audio. Real words score close to the loop, sound-alikes ("hey davis" for "hey jarvis") far
     /// below it. Returns the words' score minus the loop's, in nats per 10 ms frame (−∞ when it cannot tell).
@@ -897,15 +900,15 @@ public final class UtteranceRecognizer {
         return advantage <= margin
     }
 
-    /// The dictionary words for the name's onset rivals (added on first use); nil when its pronunciation starts
-    /// with a vowel or is unknown.
+    /// The dictionary words for the name's onset rivals (made from its first pronunciation when the recogniser
+    /// is made); nil when that pronunciation starts with a vowel or is unknown.
     private func onsetRivals(_ word: String) throws(DecoderError) -> [String]? {
         if let known = onsetRivalWords[word] { return known }
         guard let phones = decoder.pronunciation(of: word)?.split(separator: " ").map(String.init),
               phones.count >= 3, let onset = phones.first, Self.consonants.contains(onset) else { return nil }
         let twin = Self.voicingTwins[onset]
         let onsets = [nil] + Self.consonants.filter { $0 != onset && $0 != twin }
-        let tag = Self.derivedWordStem(word)
+        let tag = PocketSphinxDecoder.baseWord(word)
         let entries = onsets.enumerated().map { (i, c) in
             (word: "\(tag)-rival\(i)", phones: ((c.map { [$0] } ?? []) + phones.dropFirst()).joined(separator: " "))
         }
@@ -921,14 +924,14 @@ public final class UtteranceRecognizer {
                                                   "F": "V", "V": "F", "TH": "DH", "DH": "TH", "S": "Z", "Z": "S",
                                                   "SH": "ZH", "ZH": "SH", "CH": "JH", "JH": "CH"]
 
-    /// The dictionary words for the two halves of `word`'s pronunciation (added on first use); nil when it has
-    /// fewer than 4 phones or no pronunciation.
+    /// The dictionary words for the two halves of `word`'s first pronunciation (made when the recogniser is
+    /// made); nil when it has fewer than 4 phones or no pronunciation.
     private func nameHalves(_ word: String) throws(DecoderError) -> (String, String)? {
         if let known = nameHalfWords[word] { return known }
         guard let phones = decoder.pronunciation(of: word)?.split(separator: " ").map(String.init),
               phones.count >= 4 else { return nil }
         let split = (phones.count + 1) / 2
-        let tag = Self.derivedWordStem(word)
+        let tag = PocketSphinxDecoder.baseWord(word)
         let halves = (first: "\(tag)-part1", second: "\(tag)-part2")
         try decoder.addWords([(halves.first, phones[..<split].joined(separator: " ")),
                               (halves.second, phones[split...].joined(separator: " "))])
