@@ -60,10 +60,12 @@ public struct SegmentSNR: Sendable, Equatable {
         for level in dropped { addBackground(levelDB: level) }
     }
 
-    /// The segment ended (after `dropLast`): its estimate is kept for a segment that follows soon.
-    public mutating func endSegment() {
+    /// The segment ended (after `dropLast`): returns its estimate, which is kept for a segment that follows soon.
+    @discardableResult
+    public mutating func endSegment() -> Estimate? {
         previous = estimate
         framesSincePrevious = 0
+        return previous
     }
 
     public mutating func reset() {

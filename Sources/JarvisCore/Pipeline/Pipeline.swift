@@ -173,8 +173,7 @@ public final class Pipeline {
         }
         if inSpeech {
             inSpeech = false
-            recognizer.segmentNoise = segmentSNR.estimate
-            segmentSNR.endSegment()
+            recognizer.segmentNoise = segmentSNR.endSegment()
             emit(Event(t: now, .speechEnd))
             try endUtterance()
         }
@@ -214,8 +213,7 @@ public final class Pipeline {
         case .speechEnd(let framesAgo):
             inSpeech = false
             segmentSNR.dropLast(framesAgo)
-            recognizer.segmentNoise = segmentSNR.estimate
-            segmentSNR.endSegment()
+            recognizer.segmentNoise = segmentSNR.endSegment()
             // The hangover frames were fed too: the decoder saw the trailing silence.
             emit(Event(t: AudioFormat.seconds(sampleCount - framesAgo * AudioFormat.frameSamples), .speechEnd))
             try endUtterance()

@@ -291,12 +291,11 @@ public final class UtteranceRecognizer {
     private var sawWakeCandidate: Bool { candidateSpan != nil }
     /// The same for candidates under `gateScore` (kept under steady noise, `weakCandidateHalvesMargin`).
     private var weakCandidateSpan: Range<Int>?
-    /// The two halves of the name's (first) pronunciation, as dictionary words of the grammar decoder.
-    private var nameHalfWords: [String: (first: String, second: String)] = [:]
-    /// The onset rivals of each name, as dictionary words (`onsetRivalMargin`), and the names whose rivals'
-    /// search the grammar decoder holds.
-    private var onsetRivalWords: [String: [String]] = [:]
-    private var hasOnsetRivalSearch: Set<String> = []
+    /// The two halves of the name's (first) pronunciation, as dictionary words of the grammar decoder
+    /// (`nameHalvesMargin`); nil for a name of fewer than 4 phones.
+    private var nameHalfWords: (first: String, second: String)?
+    /// Whether the grammar decoder holds the "rivals" search over the name's onset rivals (`onsetRivalMargin`).
+    private var hasOnsetRivals = false
     /// Samples at the start of the utterance that a restart fed again.
     private var replayedSamples = 0
     private var checkedCandidates: Set<Int> = []
@@ -378,8 +377,15 @@ public final class UtteranceRecognizer {
         // The words made from the name's pronunciation go into the dictionary now, before any language model's
         // search exists (PocketSphinx adds a word added later to that model as a unigram too).
         if let name = wakeWords.last {
-            _ = try nameHalves(name)
-            _ = try onsetRivals(name)
+            nameHalfWords = try Self.addNameHalves(of: name, to: decoder)
+            if let rivals = try Self.addOnsetRivals(of: name, to: decoder) {
+                var g = GrammarGraph()
+                g.start = g.newState()
+                g.final = g.newState()
+                for rival in rivals { g.add(g.start, g.final, rival) }
+                try decoder.addGraph(name: "rivals", g)
+                hasOnsetRivals = true
+            }
         }
     }
 
@@ -824,6 +830,18 @@ public final class UtteranceRecognizer {
         (max(0, frameOffset + sf * Self.samplesPerFrame), min(fed.count, frameOffset + (ef + 1) * Self.samplesPerFrame))
     }
 
+    /// The best path's score (natural log, right-shifted as PocketSphinx keeps it) of search `search` over
+    /// `fed[range]`; nil when it has no path.
+    private func pathScore(search: String, _ range: Range<Int>) throws(DecoderError) -> Double? {
+        try decoder.decodeUtterance(fed[range], search: search).map { decoder.naturalLog($0.score) }
+    }
+
+    /// The same for `words` alone (forced alignment, the "phrase" search).
+    private func pathScore(of words: [String], _ range: Range<Int>) throws(DecoderError) -> Double? {
+        try decoder.addGraph(name: "phrase", GrammarGenerator(commands: commands).phraseGraph(words))
+        return try pathScore(search: "phrase", range)
+    }
+
     /// Rescores a span of the utterance: `words` alone (forced alignment) against a free phone loop over the
     /// same audio. Real words score close to the loop, sound-alikes ("hey davis" for "hey jarvis") far
     /// below it. Returns the words' score minus the loop's, in nats per 10 ms frame (−∞ when it cannot tell).
@@ -832,12 +850,8 @@ public final class UtteranceRecognizer {
                 minimumFrames: Int = 10) throws(DecoderError) -> Double {
         let (from, to) = samples(fromFrame: sf, toFrame: ef)
         guard to - from >= Self.samplesPerFrame * minimumFrames else { return -.infinity }
-        func pathScore(_ search: String) throws(DecoderError) -> Double? {
-            try decoder.decodeUtterance(fed[from..<to], search: search).map { decoder.naturalLog($0.score) }
-        }
-        guard let loop = try pathScore("phones") else { return -.infinity }
-        try decoder.addGraph(name: "phrase", GrammarGenerator(commands: commands).phraseGraph(words))
-        guard let phrase = try pathScore("phrase") else { return -.infinity }
+        guard let loop = try pathScore(search: "phones", from..<to),
+              let phrase = try pathScore(of: words, from..<to) else { return -.infinity }
         // Path scores are kept right-shifted by SENSCR_SHIFT (10 bits) inside PocketSphinx.
         let perFrame = (phrase - loop) * 1024 / Double((to - from) / Self.samplesPerFrame)
         if Self.tracing {
@@ -850,7 +864,7 @@ public final class UtteranceRecognizer {
     /// their own frames (`RecognizerSettings.nameHalvesMargin`): the halves are aligned over the name's frames,
     /// then each is verified alone. A name of fewer than 4 phones, or one without a pronunciation, passes.
     func nameHalvesVerify(_ name: RecognizedWord, margin: Double) throws(DecoderError) -> Bool {
-        guard let (first, second) = try nameHalves(name.word) else { return true }
+        guard let (first, second) = nameHalfWords else { return true }
         let (from, to) = samples(fromFrame: name.startFrame, toFrame: name.endFrame)
         try decoder.addGraph(name: "phrase", GrammarGenerator(commands: commands).phraseGraph([first, second]))
         guard let hyp = try decoder.decodeUtterance(fed[from..<to], search: "phrase"),
@@ -874,25 +888,13 @@ public final class UtteranceRecognizer {
     /// one, which is then aligned alone: the scores of one search over many words are not comparable with a
     /// one-word search's.
     func nameBeatsOnsetRivals(_ name: RecognizedWord) throws(DecoderError) -> Bool {
-        guard let margin = settings.onsetRivalMargin, noisiness == 0,
-              let rivals = try onsetRivals(name.word) else { return true }
+        guard let margin = settings.onsetRivalMargin, noisiness == 0, hasOnsetRivals else { return true }
         let (from, to) = samples(fromFrame: name.startFrame, toFrame: name.endFrame)
-        guard to - from >= Self.samplesPerFrame * 10 else { return true }
-        if !hasOnsetRivalSearch.contains(name.word) {
-            var g = GrammarGraph()
-            g.start = g.newState()
-            g.final = g.newState()
-            for rival in rivals { g.add(g.start, g.final, rival) }
-            try decoder.addGraph(name: "rivals-\(name.word)", g)
-            hasOnsetRivalSearch.insert(name.word)
-        }
-        guard let best = try decoder.decodeUtterance(fed[from..<to], search: "rivals-\(name.word)"),
-              let rival = best.spokenWords.first?.word else { return true }
-        func alone(_ word: String) throws(DecoderError) -> Double? {
-            try decoder.addGraph(name: "phrase", GrammarGenerator(commands: commands).phraseGraph([word]))
-            return try decoder.decodeUtterance(fed[from..<to], search: "phrase").map { decoder.naturalLog($0.score) }
-        }
-        guard let own = try alone(name.word), let other = try alone(rival) else { return true }
+        guard to - from >= Self.samplesPerFrame * 10,
+              let best = try decoder.decodeUtterance(fed[from..<to], search: "rivals"),
+              let rival = best.spokenWords.first?.word,
+              let own = try pathScore(of: [name.word], from..<to),
+              let other = try pathScore(of: [rival], from..<to) else { return true }
         let advantage = (other - own) * 1024 / Double((to - from) / Self.samplesPerFrame)
         if Self.tracing {
             FileHandle.standardError.write(Data("onset rival \(decoder.pronunciation(of: rival) ?? rival) \(advantage) over the name (at most \(margin))\n".utf8))
@@ -900,21 +902,19 @@ public final class UtteranceRecognizer {
         return advantage <= margin
     }
 
-    /// The dictionary words for the name's onset rivals (made from its first pronunciation when the recogniser
-    /// is made); nil when that pronunciation starts with a vowel or is unknown.
-    private func onsetRivals(_ word: String) throws(DecoderError) -> [String]? {
-        if let known = onsetRivalWords[word] { return known }
+    /// Adds the name's onset rivals (from its first pronunciation) to `decoder`'s dictionary and returns them;
+    /// nil when that pronunciation starts with a vowel or is unknown.
+    private static func addOnsetRivals(of word: String,
+                                       to decoder: PocketSphinxDecoder) throws(DecoderError) -> [String]? {
         guard let phones = decoder.pronunciation(of: word)?.split(separator: " ").map(String.init),
               phones.count >= 3, let onset = phones.first, Self.consonants.contains(onset) else { return nil }
         let twin = Self.voicingTwins[onset]
         let onsets = [nil] + Self.consonants.filter { $0 != onset && $0 != twin }
-        let tag = PocketSphinxDecoder.baseWord(word)
         let entries = onsets.enumerated().map { (i, c) in
-            (word: "\(tag)-rival\(i)", phones: ((c.map { [$0] } ?? []) + phones.dropFirst()).joined(separator: " "))
+            (word: "\(word)-rival\(i)", phones: ((c.map { [$0] } ?? []) + phones.dropFirst()).joined(separator: " "))
         }
         try decoder.addWords(entries)
-        onsetRivalWords[word] = entries.map(\.word)
-        return onsetRivalWords[word]
+        return entries.map(\.word)
     }
 
     /// The consonants of the acoustic model's phone set (CMU), and the pairs that differ in voicing only.
@@ -924,18 +924,16 @@ public final class UtteranceRecognizer {
                                                   "F": "V", "V": "F", "TH": "DH", "DH": "TH", "S": "Z", "Z": "S",
                                                   "SH": "ZH", "ZH": "SH", "CH": "JH", "JH": "CH"]
 
-    /// The dictionary words for the two halves of `word`'s first pronunciation (made when the recogniser is
-    /// made); nil when it has fewer than 4 phones or no pronunciation.
-    private func nameHalves(_ word: String) throws(DecoderError) -> (String, String)? {
-        if let known = nameHalfWords[word] { return known }
+    /// Adds the two halves of `word`'s first pronunciation to `decoder`'s dictionary as words and returns them;
+    /// nil when it has fewer than 4 phones or no pronunciation.
+    private static func addNameHalves(of word: String, to decoder: PocketSphinxDecoder)
+        throws(DecoderError) -> (first: String, second: String)? {
         guard let phones = decoder.pronunciation(of: word)?.split(separator: " ").map(String.init),
               phones.count >= 4 else { return nil }
         let split = (phones.count + 1) / 2
-        let tag = PocketSphinxDecoder.baseWord(word)
-        let halves = (first: "\(tag)-part1", second: "\(tag)-part2")
+        let halves = (first: "\(word)-part1", second: "\(word)-part2")
         try decoder.addWords([(halves.first, phones[..<split].joined(separator: " ")),
                               (halves.second, phones[split...].joined(separator: " "))])
-        nameHalfWords[word] = halves
         return halves
     }
 
