@@ -111,6 +111,87 @@ final class CommandSetTests: XCTestCase {
         XCTAssertFalse(accepts(g, ["hey", "jarvis", "scroll", "down"]))
     }
 
+    /// Every phrasing of every pattern, slots filled with each listed value (or two phones of free text).
+    func everyPhrasing() -> [[String]] {
+        var phrasings: [[String]] = []
+        for c in set.commands {
+            for p in c.patterns {
+                for words in p.expansions() ?? [] {
+                    var filled: [[String]] = [[]]
+                    for w in words {
+                        guard w.hasPrefix("<"), w.hasSuffix(">") else { filled = filled.map { $0 + [w] }; continue }
+                        switch set.slots[String(w.dropFirst().dropLast())] {
+                        case .list(let values):
+                            filled = filled.flatMap { f in values.keys.sorted().map { f + $0.split(separator: " ").map(String.init) } }
+                        case .freeText: filled = filled.map { $0 + ["ph_d", "ph_ao"] }
+                        case nil: XCTFail("unknown slot \(w)")
+                        }
+                    }
+                    phrasings += filled
+                }
+            }
+        }
+        return phrasings
+    }
+
+    /// The commands are searched as one minimal deterministic graph: the same phrases as a branch per
+    /// phrasing, with one arc where phrasings share a start ("please") and one state where they share an end.
+    func testMinimizedCommandsSayTheSamePhrasesWithSharedStartsAndEnds() {
+        var branchy = GrammarGenerator(commands: set)
+        branchy.minimize = false
+        let plain = branchy.commandsGraph()
+        let minimal = GrammarGenerator(commands: set).commandsGraph()
+        let phrasings = everyPhrasing()
+        XCTAssertGreaterThan(phrasings.count, 500)
+        for words in phrasings {
+            XCTAssertTrue(accepts(plain, words), words.joined(separator: " "))
+            XCTAssertTrue(accepts(minimal, words), words.joined(separator: " "))
+        }
+        for words in [["please"], ["scroll"], ["down", "scroll"], ["tab"], ["search", "for"], ["new", "tab", "tab"],
+                      ["please", "please", "click"], ["open", "ph_d"], ["scroll", "down", "ph_d"]] {
+            XCTAssertFalse(accepts(plain, words), words.joined(separator: " "))
+            XCTAssertFalse(accepts(minimal, words), words.joined(separator: " "))
+        }
+        XCTAssertLessThan(minimal.stateCount * 3, plain.stateCount)
+        XCTAssertLessThan(minimal.transitions.count, plain.transitions.count)
+        // Deterministic: no state has two arcs that say the same word at the same cost.
+        let arcs = minimal.transitions.filter { $0.word != nil }.map { "\($0.from) \($0.word!) \($0.logProbability)" }
+        XCTAssertEqual(Set(arcs).count, arcs.count)
+        XCTAssertEqual(minimal.transitions.filter { $0.from == minimal.start && $0.word == "please" }.count, 1)
+        XCTAssertEqual(plain.transitions.filter { $0.from == plain.start && $0.word == "please" }.count,
+                       set.commands.map(\.patterns.count).reduce(0, +))
+        // The queries of "search for", "look up", "google" and "search the web for" share one phone loop.
+        XCTAssertEqual(minimal.transitions.filter { $0.word == "ph_aa" && $0.from == $0.to }.count, 1)
+        XCTAssertEqual(plain.transitions.filter { $0.word == "ph_aa" && $0.from == $0.to }.count, 2)
+    }
+
+    /// Minimizing on a small graph: "(next | close) tab" and "tab" entered two ways.
+    func testMinimizingMergesSharedEndsAndKeepsCosts() {
+        var g = GrammarGraph()
+        g.start = g.newState()
+        g.final = g.newState()
+        for first in ["next", "close"] {
+            let a = g.newState(), b = g.newState()
+            g.add(g.start, a, "please")
+            g.add(a, b, first)
+            g.add(g.start, b, nil)  // not a real command: "tab" alone, twice
+            g.add(b, g.final, "tab", -1)
+        }
+        let m = g.minimized()
+        XCTAssertEqual(m.transitions.filter { $0.word == "please" }.count, 1)
+        XCTAssertEqual(Set(m.transitions.filter { $0.word == "tab" }.map(\.to)).count, 1, "one state after tab")
+        XCTAssertTrue(m.transitions.filter { $0.word == "tab" }.allSatisfy { $0.logProbability == -1 })
+        for words in [["please", "next", "tab"], ["please", "close", "tab"], ["tab"]] {
+            XCTAssertTrue(accepts(m, words), words.joined(separator: " "))
+        }
+        XCTAssertFalse(accepts(m, ["please", "tab"]))
+        XCTAssertFalse(accepts(m, ["next", "tab"]))
+        // A null transition with a cost cannot be folded into words here: the graph is left as it is.
+        var costed = g
+        costed.add(g.start, g.final, nil, -2)
+        XCTAssertEqual(costed.minimized(), costed)
+    }
+
     func testPhoneCostIsOnEveryLoopTransition() {
         let g = GrammarGenerator(commands: set, phoneCost: 3).wakeGraph(wakeWords: ["jarvis"])
         let phoneTransitions = g.transitions.filter { $0.word.map(GrammarGenerator.isPhoneWord) ?? false }

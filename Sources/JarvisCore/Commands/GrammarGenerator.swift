@@ -40,6 +40,100 @@ public struct GrammarGraph: Sendable, Equatable {
     }
 }
 
+extension GrammarGraph {
+    /// The same language with fewer states and transitions: words that leave a state are merged when they
+    /// emit the same word at the same cost (so a prefix shared by many phrasings, such as "please", is one
+    /// arc), and states whose futures are equal are merged (so a shared ending, such as the query's phone
+    /// loop or "tab", is one). Null transitions must be free (log-probability 0); a graph with a costed one is
+    /// returned unchanged. PocketSphinx searches one copy of each word where the graph branches, so the
+    /// search's cost follows the branches, not the number of phrasings.
+    public func minimized() -> GrammarGraph {
+        guard !transitions.contains(where: { $0.word == nil && $0.logProbability != 0 }) else { return self }
+        struct Label: Hashable, Comparable {
+            let word: String
+            let logProbability: Double
+            static func < (a: Label, b: Label) -> Bool {
+                (a.word, a.logProbability) < (b.word, b.logProbability)
+            }
+        }
+        var nulls = [[Int]](repeating: [], count: stateCount)
+        var arcs = [[(Label, Int)]](repeating: [], count: stateCount)
+        for t in transitions {
+            if let w = t.word { arcs[t.from].append((Label(word: w, logProbability: t.logProbability), t.to)) }
+            else { nulls[t.from].append(t.to) }
+        }
+        func closure(_ states: [Int]) -> [Int] {
+            var seen = Set(states), stack = states
+            while let s = stack.popLast() {
+                for n in nulls[s] where seen.insert(n).inserted { stack.append(n) }
+            }
+            return seen.sorted()
+        }
+        // Subset construction: each deterministic state is the set of states the graph can be in.
+        var subsets = [closure([start])]
+        var index = [subsets[0]: 0]
+        var moves: [[Label: Int]] = []
+        var next = 0
+        while next < subsets.count {
+            var targets: [Label: Set<Int>] = [:]
+            for s in subsets[next] { for (label, to) in arcs[s] { targets[label, default: []].insert(to) } }
+            var row: [Label: Int] = [:]
+            for label in targets.keys.sorted() {
+                let subset = closure(Array(targets[label]!))
+                if let i = index[subset] { row[label] = i } else {
+                    index[subset] = subsets.count
+                    row[label] = subsets.count
+                    subsets.append(subset)
+                }
+            }
+            moves.append(row)
+            next += 1
+        }
+        let accepting = subsets.map { $0.contains(final) }
+        // Moore's refinement: states are equal when both accept or not and each word leads to equal states.
+        var classOf = accepting.map { $0 ? 1 : 0 }
+        var classCount = Set(classOf).count
+        while true {
+            var signatures: [[String]: Int] = [:]
+            var refined = [Int](repeating: 0, count: subsets.count)
+            for d in subsets.indices {
+                var signature = ["\(classOf[d])"]
+                for label in moves[d].keys.sorted() {
+                    signature.append("\(label.word) \(label.logProbability) \(classOf[moves[d][label]!])")
+                }
+                if let c = signatures[signature] { refined[d] = c } else {
+                    refined[d] = signatures.count
+                    signatures[signature] = signatures.count
+                }
+            }
+            classOf = refined
+            if signatures.count == classCount { break }
+            classCount = signatures.count
+        }
+        var g = GrammarGraph()
+        for _ in 0..<classCount { _ = g.newState() }
+        g.start = classOf[0]
+        g.final = g.newState()
+        var written = Set<Int>()
+        for d in subsets.indices where written.insert(classOf[d]).inserted {
+            for label in moves[d].keys.sorted() {
+                g.add(classOf[d], classOf[moves[d][label]!], label.word, label.logProbability)
+            }
+            if accepting[d] { g.add(classOf[d], g.final, nil) }
+        }
+        return g
+    }
+
+    /// Adds `other`'s states and transitions, entered from `from` and left to `to` by null transitions.
+    public mutating func splice(_ other: GrammarGraph, from: Int, to: Int) {
+        let offset = stateCount
+        for _ in 0..<other.stateCount { _ = newState() }
+        for t in other.transitions { add(t.from + offset, t.to + offset, t.word, t.logProbability) }
+        add(from, other.start + offset, nil)
+        add(other.final + offset, to, nil)
+    }
+}
+
 /// Builds the recogniser's grammars from a `CommandSet`: the one source of truth, so the grammar and the
 /// intent parser never disagree.
 ///
@@ -63,6 +157,9 @@ public struct GrammarGenerator: Sendable {
     public var garbageCost: Double
     /// The phones of the loops (default: all of `phones`).
     public var loopPhones: [String] = GrammarGenerator.phones
+    /// Whether the commands are searched as one minimal deterministic graph (`GrammarGraph.minimized`) rather
+    /// than a branch per phrasing.
+    public var minimize = true
 
     /// A coarser loop (`RecognizerSettings.liveLoopPhones`, cheaper but less precise there): two or three
     /// phones of each broad class (open, close, central and r-coloured vowels; fricatives; voiceless stops;
@@ -143,7 +240,7 @@ public struct GrammarGenerator: Sendable {
                 g.add(emit(&g, p.elements, from: g.start), g.final, nil)
             }
         }
-        return g
+        return minimize ? g.minimized() : g
     }
 
     /// A free phone loop with no language cost: the competitor that verifies a wake phrase acoustically.
@@ -164,13 +261,7 @@ public struct GrammarGenerator: Sendable {
 
     /// Command or free speech from `from` to `end`.
     func addTail(_ g: inout GrammarGraph, from: Int, to end: Int) {
-        let command = g.newState()
-        g.add(from, command, nil)
-        for c in commands.commands {
-            for p in c.patterns {
-                g.add(emit(&g, p.elements, from: command), end, nil)
-            }
-        }
+        g.splice(commandsGraph(), from: from, to: end)
         let garbage = g.newState()
         g.add(from, garbage, nil, -garbageCost)
         g.add(phoneLoop(&g, from: garbage), end, nil)
