@@ -99,9 +99,10 @@ single no_wake             "please scroll down the page and click the button"
 single not_a_command       "hey jarvis, what a lovely day it is"
 single custom_volume       "hey jarvis, set the volume to seven"
 EXT=flac single click_in_sentence "hey jarvis, click on the little blue button and then we all went home for dinner"
-VOICE=kal16 single set_timer "hey jarvis, set a timer for ten minutes"   # the grammar hears "search for"
+VOICE=kal16 EXT=flac single set_timer "hey jarvis, set a timer for ten minutes"   # the grammar hears "search for"
 single tell_me_a_joke      "hey jarvis, tell me a joke"   # the grammar hears "show me gmail"
 single asked_jarvis        "i asked jarvis to open a new tab"   # the grammar fits "hey" into the end of "asked"
+EXT=flac single close_current_tab "hey jarvis, close the current tab please"   # everyday variants: "the current", a polite ending
 VOICE=kal16 EXT=flac single nervous_next_tab "hey nervous, next tab"   # all of "jarvis" but its first sound
 VOICE=awb single search_train_times "hey jarvis, search for train times to boston"   # the language model hears "sartre"
 # A fan-like steady white noise under the whole file (the VAD band's loud frames ~19 dB above the quiet ones).
@@ -197,8 +198,8 @@ echo
 echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
-  not_a_command.wav custom_volume.wav click_in_sentence.flac set_timer.wav tell_me_a_joke.wav
-  asked_jarvis.wav nervous_next_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
+  not_a_command.wav custom_volume.wav click_in_sentence.flac set_timer.flac tell_me_a_joke.wav
+  asked_jarvis.wav nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
   search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac

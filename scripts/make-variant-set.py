@@ -4,8 +4,9 @@
 The held-out set has other sentences than the dev set, and people say "next tab please" or "close the current
 tab". Each clip is "hey jarvis, " + a variant, and expects that command's intent (kind "paraphrase"), in the
 manifest format of ../shared/eval (score.py, `jarvis eval`). The voices and padding come from
-../shared/eval/devset.py (imported, not copied); the phrasings are this project's own. Two of them the grammar
-covers ("scroll down five", "open a new tab"); docs/accuracy.md has what taking the others cost.
+../shared/eval/devset.py (imported, not copied); the phrasings are this project's own. The grammar covers all
+but one ("look for cheap flights": with "look for" a telephone prompt of the real recordings woke jarvis);
+docs/accuracy.md has what taking them cost.
 Usage: make-variant-set.py [OUTDIR] [--devset-py PATH]     (default OUTDIR /tmp/jarvis-variants)
 Needs: the devset's TTS packages (espeak-ng flite festival festvox-kallpc16k sox) and numpy.
 """

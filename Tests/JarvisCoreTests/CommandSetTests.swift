@@ -35,6 +35,27 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(open?.slots["url"], .string("https://www.youtube.com/"))
     }
 
+    /// Everyday variants: a polite ending, "a bit", "a page", "the current", "take me to".
+    func testEverydayVariantsParseToTheSameIntents() {
+        XCTAssertEqual(intent("next tab please")?.slots["target"], .string("next_tab"))
+        XCTAssertEqual(intent("please reload this page please")?.slots["target"], .string("reload"))
+        XCTAssertEqual(intent("scroll down a bit")?.slots, ["direction": .string("down"), "amount": .int(1)])
+        XCTAssertEqual(intent("scroll up a little")?.slots["direction"], .string("up"))
+        XCTAssertEqual(intent("go back a page")?.slots["target"], .string("back"))
+        XCTAssertEqual(intent("go forward one page")?.slots["target"], .string("forward"))
+        XCTAssertEqual(intent("close the current tab")?.slots["target"], .string("close_tab"))
+        XCTAssertEqual(intent("right click the mouse")?.slots, ["button": .string("right"), "count": .int(1)])
+        XCTAssertEqual(intent("double click the mouse")?.slots["count"], .int(2))
+        XCTAssertEqual(intent("take me to wikipedia")?.slots["url"], .string("https://en.wikipedia.org/"))
+        XCTAssertEqual(intent("navigate to github")?.slots["url"], .string("https://github.com/"))
+        // Not "look for": with it, a telephone prompt of the real recordings woke jarvis as "hey jarvis, look for …".
+        XCTAssertNil(intent("look for cheap flights"))
+        // A search's query runs to the end: a polite ending is part of it.
+        XCTAssertEqual(intent("search for dogs please")?.slots["query"], .string("dogs please"))
+        XCTAssertNil(intent("scroll down a lot"))
+        XCTAssertNil(intent("please please next tab"))
+    }
+
     func testSearchTakesTheRestAsQuery() {
         XCTAssertEqual(intent("search for pizza recipes")?.slots["query"], .string("pizza recipes"))
         XCTAssertEqual(intent("look up tomato soup")?.slots["query"], .string("tomato soup"))

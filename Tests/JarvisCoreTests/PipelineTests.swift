@@ -65,6 +65,15 @@ final class PipelineTests: XCTestCase {
         for e in events { XCTAssertTrue((0...3.5).contains(e.t), "\(e.type) at \(e.t)") }
     }
 
+    /// "close the current tab please": the grammar's everyday variants, heard as one command (before them, the
+    /// grammar heard "close the tab" and more speech, and rejected it).
+    func testEverydayVariantOfACommand() throws {
+        let events = try run("close_current_tab.flac")
+        XCTAssertEqual(intents(events).map(\.slots), [["target": .string("close_tab")]])
+        XCTAssertEqual(intents(events).first?.text, "close the current tab please")
+        XCTAssertEqual(count(events, "rejected"), 0)
+    }
+
     func testSearchQueryIsTheSpokenWords() throws {
         let i = intents(try run("search_pizza.wav"))
         XCTAssertEqual(i.map(\.name), ["search"])
@@ -316,7 +325,7 @@ extension PipelineTests {
     func testSearchWhoseTriggerTheLanguageModelDidNotHearIsRejected() throws {
         var unchecked = PipelineSettings()
         unchecked.confirmFreeTextTrigger = false
-        try assertCheckRejects("set_timer.wav", reason: "not-a-command", unchecked: unchecked, otherwise: "search")
+        try assertCheckRejects("set_timer.flac", reason: "not-a-command", unchecked: unchecked, otherwise: "search")
     }
 
     /// `fixture` gives a wake and one rejection for `reason`, no intent; with the check off (`unchecked`) the

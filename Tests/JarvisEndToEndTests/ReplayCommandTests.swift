@@ -140,7 +140,7 @@ extension ReplayCommandTests {
             #"{"file": "\#(fixture("scroll_down.wav"))", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "down"}}]}}"#,
             #"{"file": "\#(fixture("session.wav"))", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "up"}}]}}"#,
             #"{"file": "\#(fixture("no_wake.wav"))", "kind": "negative", "cond": "clean", "expect": {"wake": false, "intents": []}}"#,
-            #"{"file": "\#(fixture("set_timer.wav"))", "kind": "rejection", "cond": "clean", "expect": {"wake": true, "intents": []}}"#,
+            #"{"file": "\#(fixture("set_timer.flac"))", "kind": "rejection", "cond": "clean", "expect": {"wake": true, "intents": []}}"#,
             #"{"file": "\#(fixture("not_a_command.wav"))", "kind": "rejection", "cond": "clean", "expect": {"wake": true, "intents": []}}"#,
         ]
         let manifest = dir.appendingPathComponent("m.jsonl")
@@ -160,13 +160,13 @@ extension ReplayCommandTests {
         XCTAssertEqual(json.events.count, 1)
         XCTAssertEqual(json.events.first?["command_intent_acc"] as? Double, 0.5)
         XCTAssertEqual(json.events.first?["false_wakes"] as? Int, 0)
-        // A clip that should not wake but does is listed too (set_timer.wav: the wake phrase, no command).
+        // A clip that should not wake but does is listed too (set_timer.flac: the wake phrase, no command).
         let negative = dir.appendingPathComponent("n.jsonl")
-        try #"{"file": "\#(fixture("set_timer.wav"))", "kind": "negative", "cond": "clean", "expect": {"wake": false, "intents": []}}"#
+        try #"{"file": "\#(fixture("set_timer.flac"))", "kind": "negative", "cond": "clean", "expect": {"wake": false, "intents": []}}"#
             .write(to: negative, atomically: true, encoding: .utf8)
         let wrong = try jarvis(["eval", negative.path, "--failures"])
         XCTAssertEqual(wrong.status, 0, wrong.stderr)
-        XCTAssertTrue(wrong.stdout.contains("miss set_timer.wav: (false wake)"), wrong.stdout)
+        XCTAssertTrue(wrong.stdout.contains("miss set_timer.flac: (false wake)"), wrong.stdout)
     }
 
     func testEvalRejectsABadManifestWithOneSentence() throws {

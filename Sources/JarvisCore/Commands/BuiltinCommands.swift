@@ -36,47 +36,49 @@ extension CommandSet {
             "query": .freeText,
         ]
         let polite = "[please]"
+        // "next tab please": a command may end politely too (not a search: its query runs to the end).
+        let politeEnd = "[please]"
         // `try!`: these literals are part of the program; a typo is a programming error caught by every test.
         let commands: [CommandDefinition] = try! [
             CommandDefinition(intent: "scroll", patterns: [
-                "\(polite) scroll [the page] <direction> [<number> [times]]",
-                "\(polite) scroll <direction> [the page]",
+                "\(polite) scroll [the page] <direction> [<number> [times]] \(politeEnd)",
+                "\(polite) scroll <direction> [the page | a bit | a little] \(politeEnd)",
             ], defaults: ["amount": .int(1)], renames: ["number": "amount"]),
             CommandDefinition(intent: "scroll", patterns: [
-                "\(polite) page <page_direction>",
+                "\(polite) page <page_direction> \(politeEnd)",
             ], fixed: ["unit": s("page")], defaults: ["amount": .int(1)], renames: ["page_direction": "direction"]),
             CommandDefinition(intent: "click", patterns: [
-                "\(polite) [mouse] click [the mouse]",
-                "\(polite) <button> click",
-                "\(polite) <multiple> click",
-                "\(polite) <button> <multiple> click",
+                "\(polite) [mouse] click [the mouse] \(politeEnd)",
+                "\(polite) <button> click [the mouse] \(politeEnd)",
+                "\(polite) <multiple> click [the mouse] \(politeEnd)",
+                "\(polite) <button> <multiple> click [the mouse] \(politeEnd)",
             ], defaults: ["button": s("left"), "count": .int(1)], renames: ["multiple": "count"]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) go back", "\(polite) back",
+                "\(polite) go back [a page | one page] \(politeEnd)", "\(polite) back \(politeEnd)",
             ], fixed: ["target": s("back")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) go forward", "\(polite) forward",
+                "\(polite) go forward [a page | one page] \(politeEnd)", "\(polite) forward \(politeEnd)",
             ], fixed: ["target": s("forward")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) go home", "\(polite) [go to the] home page",
+                "\(polite) go home \(politeEnd)", "\(polite) [go to the] home page \(politeEnd)",
             ], fixed: ["target": s("home")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) (refresh | reload) [the page | this page]",
+                "\(polite) (refresh | reload) [the page | this page] \(politeEnd)",
             ], fixed: ["target": s("reload")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) [open [a]] new tab",
+                "\(polite) [open [a]] new tab \(politeEnd)",
             ], fixed: ["target": s("new_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) close [the | this] tab",
+                "\(polite) close [the | this | the current] tab \(politeEnd)",
             ], fixed: ["target": s("close_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) [go to the | switch to the] next tab",
+                "\(polite) [go to the | switch to the] next tab \(politeEnd)",
             ], fixed: ["target": s("next_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) [go to the | switch to the] (previous | last) tab",
+                "\(polite) [go to the | switch to the] (previous | last) tab \(politeEnd)",
             ], fixed: ["target": s("previous_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) (open | go to | show me) <site>",
+                "\(polite) (open | go to | show me | take me to | navigate to) <site> \(politeEnd)",
             ], fixed: ["target": s("url")], renames: ["site": "url"]),
             CommandDefinition(intent: "search", patterns: [
                 "\(polite) (search for | look up | google) <query>",
