@@ -5,8 +5,9 @@ The held-out set has other sentences than the dev set, and people say "next tab 
 tab". Each clip is "hey jarvis, " + a variant, and expects that command's intent (kind "paraphrase"), in the
 manifest format of ../shared/eval (score.py, `jarvis eval`). The voices and padding come from
 ../shared/eval/devset.py (imported, not copied); the phrasings are this project's own. The grammar covers all
-but one ("look for cheap flights": with "look for" a telephone prompt of the real recordings woke jarvis);
-docs/accuracy.md has what taking them cost.
+but two: "look for cheap flights" (with "look for" a telephone prompt of the real recordings woke jarvis) and
+"go to next tab" (without "the", babble's "go back" became "go to last tab"). docs/accuracy.md has what taking
+them cost.
 Usage: make-variant-set.py [OUTDIR] [--devset-py PATH]     (default OUTDIR /tmp/jarvis-variants)
 Needs: the devset's TTS packages (espeak-ng flite festival festvox-kallpc16k sox) and numpy.
 """
@@ -27,6 +28,17 @@ VARIANTS = [
     ("reload this page please", "navigate", {"target": "reload"}),
     ("scroll down five", "scroll", {"direction": "down"}),
     ("open a new tab", "navigate", {"target": "new_tab"}),
+    # Written after the grammar took the phrasings above, to see how far it reaches beyond them.
+    ("go to next tab", "navigate", {"target": "next_tab"}),
+    ("switch to the previous tab", "navigate", {"target": "previous_tab"}),
+    ("close this tab please", "navigate", {"target": "close_tab"}),
+    ("go to home page", "navigate", {"target": "home"}),
+    ("visit reddit", "navigate", {"target": "url", "url~": "reddit"}),
+    ("search google for hiking boots", "search", {"query": "hiking boots"}),
+    ("open up gmail", "navigate", {"target": "url", "url~": "mail.google"}),
+    ("scroll the page up", "scroll", {"direction": "up"}),
+    ("reload the page please", "navigate", {"target": "reload"}),
+    ("left click", "click", {"button": "left", "count": 1}),
 ]
 
 

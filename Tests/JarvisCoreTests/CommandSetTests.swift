@@ -35,7 +35,7 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(open?.slots["url"], .string("https://www.youtube.com/"))
     }
 
-    /// Everyday variants: a polite ending, "a bit", "a page", "the current", "take me to".
+    /// Everyday variants: a polite ending, "a bit", "a page", "the current", "take me to", "visit", "google for".
     func testEverydayVariantsParseToTheSameIntents() {
         XCTAssertEqual(intent("next tab please")?.slots["target"], .string("next_tab"))
         XCTAssertEqual(intent("please reload this page please")?.slots["target"], .string("reload"))
@@ -48,6 +48,16 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(intent("double click the mouse")?.slots["count"], .int(2))
         XCTAssertEqual(intent("take me to wikipedia")?.slots["url"], .string("https://en.wikipedia.org/"))
         XCTAssertEqual(intent("navigate to github")?.slots["url"], .string("https://github.com/"))
+        XCTAssertEqual(intent("visit reddit")?.slots["url"], .string("https://www.reddit.com/"))
+        XCTAssertEqual(intent("open up gmail")?.slots["url"], .string("https://mail.google.com/"))
+        XCTAssertEqual(intent("go to home page")?.slots["target"], .string("home"))
+        XCTAssertEqual(intent("close current tab")?.slots["target"], .string("close_tab"))
+        // "google for" and "search google for" lead into the query; "for" is not part of it.
+        XCTAssertEqual(intent("search google for hiking boots")?.slots["query"], .string("hiking boots"))
+        XCTAssertEqual(intent("google for hiking boots")?.slots["query"], .string("hiking boots"))
+        XCTAssertEqual(intent("google hiking boots")?.slots["query"], .string("hiking boots"))
+        // Not "go to next tab" (without "the"): babble's "go back" became "go to last tab".
+        XCTAssertNil(intent("go to last tab"))
         // Not "look for": with it, a telephone prompt of the real recordings woke jarvis as "hey jarvis, look for …".
         XCTAssertNil(intent("look for cheap flights"))
         // A search's query runs to the end: a polite ending is part of it.

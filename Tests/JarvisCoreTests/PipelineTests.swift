@@ -434,6 +434,24 @@ extension PipelineTests {
         XCTAssertNil(query("scroll down the page"), "no free text")
     }
 
+    /// Where the grammar and the language model disagree on where a search's lead ends.
+    func testQueryIsMendedWhereTheLeadEndsLaterThanTheGrammarHeard() {
+        let set = CommandSet.builtin()
+        func mend(_ query: String, _ lead: String) -> String {
+            let m = Pipeline.mendedQuery(query, lead: CommandSet.normalizeWords(lead), intent: "search", slot: "query",
+                                         commands: set)
+            return (m.lead + ["|", m.query]).joined(separator: " ")
+        }
+        XCTAssertEqual(mend("for hiking boots", "search google for"), "search google for | hiking boots",
+                       "the lead's last word, heard again")
+        XCTAssertEqual(mend("for hiking boots", "google"), "google for | hiking boots", "a longer lead")
+        XCTAssertEqual(mend("for hiking boots", "please google"), "please google for | hiking boots")
+        XCTAssertEqual(mend("pizza recipes", "search for"), "search for | pizza recipes", "nothing to mend")
+        XCTAssertEqual(mend("for", "search for"), "search for | for", "a query is never emptied")
+        XCTAssertEqual(mend("up the road", "look up"), "look up | the road")
+        XCTAssertEqual(mend("four square", "search for"), "search for | four square", "only the same word")
+    }
+
     /// ...and a whole command without free text in its words, after at most one other word.
     func testWholeCommandInTheLanguageModelsWords() throws {
         let pipeline = try Pipeline(settings: PipelineSettings()) { _ in }

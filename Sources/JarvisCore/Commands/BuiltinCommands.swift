@@ -60,7 +60,7 @@ extension CommandSet {
                 "\(polite) go forward [a page | one page] \(politeEnd)", "\(polite) forward \(politeEnd)",
             ], fixed: ["target": s("forward")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) go home \(politeEnd)", "\(polite) [go to the] home page \(politeEnd)",
+                "\(polite) go home \(politeEnd)", "\(polite) [go to [the]] home page \(politeEnd)",
             ], fixed: ["target": s("home")]),
             CommandDefinition(intent: "navigate", patterns: [
                 "\(polite) (refresh | reload) [the page | this page] \(politeEnd)",
@@ -69,7 +69,7 @@ extension CommandSet {
                 "\(polite) [open [a]] new tab \(politeEnd)",
             ], fixed: ["target": s("new_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) close [the | this | the current] tab \(politeEnd)",
+                "\(polite) close [the | this | [the] current] tab \(politeEnd)",
             ], fixed: ["target": s("close_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
                 "\(polite) [go to the | switch to the] next tab \(politeEnd)",
@@ -78,11 +78,11 @@ extension CommandSet {
                 "\(polite) [go to the | switch to the] (previous | last) tab \(politeEnd)",
             ], fixed: ["target": s("previous_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) (open | go to | show me | take me to | navigate to) <site> \(politeEnd)",
+                "\(polite) (open [up] | go to | show me | take me to | navigate to | visit) <site> \(politeEnd)",
             ], fixed: ["target": s("url")], renames: ["site": "url"]),
             CommandDefinition(intent: "search", patterns: [
-                "\(polite) (search for | look up | google) <query>",
-                "\(polite) search the web for <query>",
+                "\(polite) (search for | look up | google for | google) <query>",
+                "\(polite) search (the web | google) for <query>",
             ]),
         ]
         return CommandSet(slots: slots, commands: commands)

@@ -351,6 +351,7 @@ public final class Pipeline {
         }
         func takeSearch(_ intent: Intent, slot: String, query: String, lead: [String]) {
             var intent = intent
+            let (query, lead) = Self.mendedQuery(query, lead: lead, intent: intent.name, slot: slot, commands: commands)
             intent.slots[slot] = .string(query)
             intent.text = (lead + [query]).joined(separator: " ")
             emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
@@ -519,6 +520,27 @@ public final class Pipeline {
     }
 
     /// The words of a free-text intent's text before its query ("look up" of "look up tomato soup").
+    /// A search's query and lead where the grammar and the language model disagree on where the lead ends.
+    /// The language model's last word of the lead can end after the grammar's ("search google for", then
+    /// "for hiking boots"): a query's first word that repeats the lead's last is the lead's. And the grammar
+    /// may have heard a shorter lead than was said ("google", then "for hiking boots"): the lead and the query
+    /// are parsed again together, and a shorter query of the same intent is taken.
+    static func mendedQuery(_ query: String, lead: [String], intent: String, slot: String,
+                            commands: CommandSet) -> (query: String, lead: [String]) {
+        var queryWords = CommandSet.normalizeWords(query)
+        var query = query
+        if queryWords.count > 1, queryWords.first == lead.last {
+            queryWords.removeFirst()
+            query = queryWords.joined(separator: " ")
+        }
+        let words = lead + queryWords
+        if let whole = commands.parse(words), whole.name == intent, case .string(let shorter)? = whole.slots[slot],
+           !shorter.isEmpty, shorter.count < query.count {
+            return (shorter, Array(words.prefix(words.count - CommandSet.normalizeWords(shorter).count)))
+        }
+        return (query, lead)
+    }
+
     static func leadWords(of intent: Intent, query: String) -> [String] {
         CommandSet.normalizeWords(String(intent.text.dropLast(query.count)))
     }
