@@ -14,12 +14,14 @@ release:
 	swift build -c release --static-swift-stdlib
 
 # Accuracy in one process (jarvis eval): the dev set plus the non-command set, the noise set, the variant set
-# (everyday phrasings), the name set (names like "jarvis"), then the real recordings with the default phrase
+# (everyday phrasings), the name set (names like "jarvis"), the voice set (TTS voices the dev set does not use),
+# then the real recordings with the default phrase
 # (false wakes) and with "jarvis" alone (detection). Builds the sets once.
 REJECTION ?= /tmp/jarvis-rejection
 NOISE ?= /tmp/jarvis-noise
 VARIANTS ?= /tmp/jarvis-variants
 NAMES ?= /tmp/jarvis-names
+VOICES ?= /tmp/jarvis-voices
 REAL ?= /tmp/jarvis-real.jsonl
 eval: release
 	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
@@ -27,6 +29,7 @@ eval: release
 	test -f $(NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(NOISE) --devset $(DEVSET)
 	test -f $(VARIANTS)/manifest.jsonl || python3 scripts/make-variant-set.py $(VARIANTS)
 	test -f $(NAMES)/manifest.jsonl || python3 scripts/make-name-set.py $(NAMES)
+	test -f $(VOICES)/manifest.jsonl || python3 scripts/make-voice-set.py $(VOICES)
 	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
 	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl
 	@echo "== noise set (commands, negatives and confusable names under more noise)"
@@ -35,6 +38,8 @@ eval: release
 	.build/release/jarvis eval $(VARIANTS)/manifest.jsonl
 	@echo "== name set (names that sound like \"jarvis\", not in the dev set)"
 	.build/release/jarvis eval $(NAMES)/manifest.jsonl
+	@echo "== voice set (the dev set's commands said by other TTS voices)"
+	.build/release/jarvis eval $(VOICES)/manifest.jsonl
 	@echo "== real recordings, wake phrase \"hey jarvis\""
 	.build/release/jarvis eval $(REAL)
 	@echo "== real recordings, wake phrase \"jarvis\""

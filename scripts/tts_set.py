@@ -6,10 +6,12 @@ import argparse, importlib.util, json, os
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def build(default_out, seed, rows):
+def build(default_out, seed, rows, voices=None):
     """Parses [OUTDIR] [--devset-py PATH] and writes OUTDIR/manifest.jsonl with its clips.
 
-    rows: (stem, kind, spoken text, expect) per clip; `stem` holds "{voice}" for the voice's name."""
+    rows: (stem, kind, spoken text, expect) per clip; `stem` holds "{voice}" for the voice's name.
+    voices: name -> (engine, voice) as devset.py's VOICES (the default); rows may then be a function of the
+    loaded devset module, for sets made of its own sentences."""
     ap = argparse.ArgumentParser()
     ap.add_argument("out", nargs="?", default=default_out)
     ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
@@ -20,8 +22,10 @@ def build(default_out, seed, rows):
     os.makedirs(a.out, exist_ok=True)
     tmp = os.path.join(a.out, "_tmp.wav")
     rng = devset.np.random.default_rng(seed)
+    if callable(rows):
+        rows = rows(devset)
     with open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
-        for vname, (engine, voice) in devset.VOICES.items():
+        for vname, (engine, voice) in (voices or devset.VOICES).items():
             for stem, kind, text, expect in rows:
                 devset.synth(engine, voice, text, tmp)
                 path = os.path.join(a.out, stem.format(voice=vname) + ".wav")
