@@ -519,7 +519,6 @@ public final class Pipeline {
         return nil
     }
 
-    /// The words of a free-text intent's text before its query ("look up" of "look up tomato soup").
     /// A search's query and lead where the grammar and the language model disagree on where the lead ends.
     /// The language model's last word of the lead can end after the grammar's ("search google for", then
     /// "for hiking boots"): a query's first word that repeats the lead's last is the lead's. And the grammar
@@ -541,6 +540,7 @@ public final class Pipeline {
         return (query, lead)
     }
 
+    /// The words of a free-text intent's text before its query ("look up" of "look up tomato soup").
     static func leadWords(of intent: Intent, query: String) -> [String] {
         CommandSet.normalizeWords(String(intent.text.dropLast(query.count)))
     }
