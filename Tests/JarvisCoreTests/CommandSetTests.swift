@@ -142,27 +142,13 @@ final class CommandSetTests: XCTestCase {
         XCTAssertFalse(accepts(g, ["hey", "jarvis", "scroll", "down"]))
     }
 
-    /// Every phrasing of every pattern, slots filled with each listed value (or two phones of free text).
+    /// Every phrasing of every pattern (`ConfigCheck.expansions`), free text as two phones.
     func everyPhrasing() -> [[String]] {
-        var phrasings: [[String]] = []
-        for c in set.commands {
-            for p in c.patterns {
-                for words in p.expansions() ?? [] {
-                    var filled: [[String]] = [[]]
-                    for w in words {
-                        guard w.hasPrefix("<"), w.hasSuffix(">") else { filled = filled.map { $0 + [w] }; continue }
-                        switch set.slots[String(w.dropFirst().dropLast())] {
-                        case .list(let values):
-                            filled = filled.flatMap { f in values.keys.sorted().map { f + $0.split(separator: " ").map(String.init) } }
-                        case .freeText: filled = filled.map { $0 + ["ph_d", "ph_ao"] }
-                        case nil: XCTFail("unknown slot \(w)")
-                        }
-                    }
-                    phrasings += filled
-                }
+        set.commands.flatMap { command in
+            (ConfigCheck.expansions(of: command, slots: set.slots) ?? []).sorted().map { phrase in
+                phrase.split(separator: " ").flatMap { $0.hasPrefix("<") ? ["ph_d", "ph_ao"] : [String($0)] }
             }
         }
-        return phrasings
     }
 
     /// The commands are searched as one minimal deterministic graph: the same phrases as a branch per
