@@ -101,7 +101,7 @@ single custom_volume       "hey jarvis, set the volume to seven"
 EXT=flac single click_in_sentence "hey jarvis, click on the little blue button and then we all went home for dinner"
 VOICE=kal16 EXT=flac single set_timer "hey jarvis, set a timer for ten minutes"   # the grammar hears "search for"
 single tell_me_a_joke      "hey jarvis, tell me a joke"   # the grammar hears "show me gmail"
-single asked_jarvis        "i asked jarvis to open a new tab"   # the grammar fits "hey" into the end of "asked"
+EXT=flac single asked_jarvis "i asked jarvis to open a new tab"   # the grammar fits "hey" into the end of "asked"
 EXT=flac single close_current_tab "hey jarvis, close the current tab please"   # everyday variants: "the current", a polite ending
 VOICE=kal16 EXT=flac single nervous_next_tab "hey nervous, next tab"   # all of "jarvis" but its first sound
 VOICE=awb single search_train_times "hey jarvis, search for train times to boston"   # the language model hears "sartre"
@@ -177,7 +177,7 @@ for i in 0 1; do
     "${seam_texts[$i]}" >>"$TIMINGS"
 done
 
-echo "== espeak_click.wav, espeak_scroll_down.wav (digital silence: no noise bed)"
+echo "== espeak_click.wav, espeak_scroll_down.wav and espeak_gb_click.flac (digital silence: no noise bed)"
 # espeak-ng's voice with exact zeros around and between its words, as synthetic or edited audio has; the
 # recogniser puts a faint noise floor under such audio (NoiseFloor). espeak-ng is deterministic too.
 for pair in "espeak_click:hey jarvis, click" "espeak_scroll_down:hey jarvis, scroll down"; do
@@ -185,6 +185,10 @@ for pair in "espeak_click:hey jarvis, click" "espeak_scroll_down:hey jarvis, scr
   espeak-ng -v en-us -w "$TMP/$name.raw.wav" "$text"
   "${SOX[@]}" "$TMP/$name.raw.wav" "${FMT[@]}" "$OUT/$name.wav" norm -3 pad 1 0.5
 done
+# The same recipe in espeak-ng's British English voice, as FLAC: the live decoder needs the noise floor too
+# (floorLiveAudio).
+espeak-ng -v en-gb -w "$TMP/espeak_gb_click.raw.wav" "hey jarvis, click"
+"${SOX[@]}" "$TMP/espeak_gb_click.raw.wav" "${FMT[@]}" -C 8 "$OUT/espeak_gb_click.flac" norm -3 pad 1 0.5
 
 echo "== encoding variants of scroll_down.wav"
 SRC="$OUT/scroll_down.wav"
@@ -199,8 +203,9 @@ echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
   not_a_command.wav custom_volume.wav click_in_sentence.flac set_timer.flac tell_me_a_joke.wav
-  asked_jarvis.wav nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
-  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav restart_seam.flac
+  asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
+  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav espeak_gb_click.flac
+  restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

@@ -44,6 +44,11 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// 92.2 % but non-commands rejected 140 → 136 of 150; with verification on the audio as it came 91.3 % and
     /// 140; the noisy tables, whose audio holds no digital silence, do not change).
     public var noiseFloorDB: Double? = -70
+    /// Whether the live decoder (the wake proposer) hears `noiseFloorDB` too, from the first chunk of a segment
+    /// that holds digital silence. Its live cepstral mean and its frames went wrong on such audio: espeak-ng's
+    /// British voice, whose speech starts right after a near-silent frame, had its whole "hey jarvis" taken for
+    /// silence, so no candidate and no second pass. Verification still hears the audio as it came.
+    public var floorLiveAudio = true
     /// Model paths.
     public var model = ModelPaths.debianDefault
     /// Streaming wake: a second decoder follows the speech as it comes (live CMN, warm-started from the
@@ -281,6 +286,8 @@ public final class UtteranceRecognizer {
     private let meanTracker: CepstralMeanTracker?
     private var priorMean: [Float]?
     private var liveStarted = false
+    /// Whether the live decoder hears the noise floor (the segment held digital silence so far).
+    private var liveFloored = false
     /// Sample of `fed` at which the live decoder's frame 0 lies (moves when it starts over).
     private var liveOffset = 0
     private var samplesSinceCheck = 0
@@ -442,6 +449,7 @@ public final class UtteranceRecognizer {
         fed.removeAll(keepingCapacity: true)
         frameOffset = 0
         liveStarted = false
+        liveFloored = false
         liveOffset = 0
         samplesSinceCheck = 0
         liveDone = mode != .wake || live == nil
@@ -470,16 +478,17 @@ public final class UtteranceRecognizer {
     @discardableResult
     public func process(_ samples: ArraySlice<Int16>) throws(DecoderError) -> UtteranceResult.WakeSpan? {
         guard utteranceStartSample != nil else { return nil }
+        let chunkStart = fed.count
         fed.append(contentsOf: samples)
         guard !liveDone, let live, let meanTracker else { return nil }
-        meanTracker.add(samples)
+        meanTracker.add(liveAudio(from: chunkStart)[...])
         if !liveStarted {
             guard fed.count >= AudioFormat.samples(settings.liveStartDelay) else { return nil }
             try live.startUtterance()
             live.setLiveMean(liveMean())
             liveStarted = true
             liveOffset = 0
-            try live.process(fed[...])
+            try live.process(liveAudio(from: 0)[...])
         } else if fed.count - samples.count - liveOffset >= AudioFormat.samples(settings.liveWindow) {
             // Start over on the last `liveOverlap` (frame-aligned), so a wake phrase across the seam is whole.
             live.endUtterance()
@@ -487,10 +496,10 @@ public final class UtteranceRecognizer {
             liveOffset = max(liveOffset, fed.count - back)
             try live.startUtterance()
             live.setLiveMean(liveMean())
-            try live.process(fed[liveOffset...])
+            try live.process(liveAudio(from: liveOffset)[...])
         } else {
             live.setLiveMean(liveMean())
-            try live.process(samples)
+            try live.process(liveAudio(from: chunkStart)[...])
         }
         // The best path is traced back at most every `liveCheckInterval` of audio (a backtrace per 20 ms
         // frame cost about a tenth of the decoding).
@@ -498,6 +507,14 @@ public final class UtteranceRecognizer {
         guard samplesSinceCheck >= AudioFormat.samples(settings.liveCheckInterval) else { return nil }
         samplesSinceCheck = 0
         return try checkLiveWake()
+    }
+
+    /// `fed` from `offset` on as the live decoder hears it: with `noiseFloor` under it from the first chunk of
+    /// the segment that holds digital silence on (`floorLiveAudio`).
+    private func liveAudio(from offset: Int) -> [Int16] {
+        guard settings.floorLiveAudio, let noiseFloor else { return Array(fed[offset...]) }
+        if !liveFloored { liveFloored = NoiseFloor.holdsDigitalSilence(fed[offset...]) }
+        return liveFloored ? noiseFloor.apply(fed[offset...], start: utteranceStart + offset) : Array(fed[offset...])
     }
 
     /// The mean the live decoder subtracts: the segment's so far, warm-started by the previous segments'.
@@ -630,6 +647,10 @@ public final class UtteranceRecognizer {
     private func decodeWhole() throws(DecoderError) -> [UtteranceResult] {
         if liveStarted && !liveDone, let live {
             live.endUtterance()
+            if Self.tracing, let hyp = live.hypothesis() {
+                let path = hyp.words.map { "\($0.word)@\($0.startFrame)-\($0.endFrame)" }.joined(separator: " ")
+                FileHandle.standardError.write(Data("live path: \(path)\n".utf8))
+            }
             if !sawWakeCandidate { _ = try checkLiveWake(final: true) }
             liveDone = true
         }
