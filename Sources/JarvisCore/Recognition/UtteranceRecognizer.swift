@@ -481,14 +481,15 @@ public final class UtteranceRecognizer {
         let chunkStart = fed.count
         fed.append(contentsOf: samples)
         guard !liveDone, let live, let meanTracker else { return nil }
-        meanTracker.add(liveAudio(from: chunkStart)[...])
+        let chunk = liveAudio(from: chunkStart)
+        meanTracker.add(chunk)
         if !liveStarted {
             guard fed.count >= AudioFormat.samples(settings.liveStartDelay) else { return nil }
             try live.startUtterance()
             live.setLiveMean(liveMean())
             liveStarted = true
             liveOffset = 0
-            try live.process(liveAudio(from: 0)[...])
+            try live.process(liveAudio(from: 0))
         } else if fed.count - samples.count - liveOffset >= AudioFormat.samples(settings.liveWindow) {
             // Start over on the last `liveOverlap` (frame-aligned), so a wake phrase across the seam is whole.
             live.endUtterance()
@@ -496,10 +497,10 @@ public final class UtteranceRecognizer {
             liveOffset = max(liveOffset, fed.count - back)
             try live.startUtterance()
             live.setLiveMean(liveMean())
-            try live.process(liveAudio(from: liveOffset)[...])
+            try live.process(liveAudio(from: liveOffset))
         } else {
             live.setLiveMean(liveMean())
-            try live.process(liveAudio(from: chunkStart)[...])
+            try live.process(chunk)
         }
         // The best path is traced back at most every `liveCheckInterval` of audio (a backtrace per 20 ms
         // frame cost about a tenth of the decoding).
@@ -511,10 +512,11 @@ public final class UtteranceRecognizer {
 
     /// `fed` from `offset` on as the live decoder hears it: with `noiseFloor` under it from the first chunk of
     /// the segment that holds digital silence on (`floorLiveAudio`).
-    private func liveAudio(from offset: Int) -> [Int16] {
-        guard settings.floorLiveAudio, let noiseFloor else { return Array(fed[offset...]) }
-        if !liveFloored { liveFloored = NoiseFloor.holdsDigitalSilence(fed[offset...]) }
-        return liveFloored ? noiseFloor.apply(fed[offset...], start: utteranceStart + offset) : Array(fed[offset...])
+    private func liveAudio(from offset: Int) -> ArraySlice<Int16> {
+        let raw = fed[offset...]
+        guard settings.floorLiveAudio, let noiseFloor else { return raw }
+        if !liveFloored { liveFloored = NoiseFloor.holdsDigitalSilence(raw) }
+        return liveFloored ? noiseFloor.apply(raw, start: utteranceStart + offset)[...] : raw
     }
 
     /// The mean the live decoder subtracts: the segment's so far, warm-started by the previous segments'.
