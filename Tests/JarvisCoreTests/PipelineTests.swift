@@ -740,3 +740,29 @@ extension PipelineTests {
         XCTAssertThrowsError(try decoder.useSearch("scroll"))
     }
 }
+
+extension PipelineTests {
+    /// As audio comes in, the live decoder's best path moves the name's end by a frame or two; such a candidate
+    /// is the one verified already ("asked jarvis": frames 89-140, then 89-134 and 89-139). The events stay the
+    /// same, with a verification fewer.
+    func testALiveCandidateThatMovesItsEndByAFrameIsNotVerifiedAgain() throws {
+        func verified(tolerance: Int) throws -> (events: [Event], verified: Int) {
+            var settings = PipelineSettings()
+            settings.recognizer.candidateEndTolerance = tolerance
+            var events: [Event] = []
+            let pipeline = try Pipeline(settings: settings) { events.append($0) }
+            let samples = try readAll(fixtures.appendingPathComponent("asked_jarvis.flac").path)
+            for start in stride(from: 0, to: samples.count, by: 1600) {
+                try pipeline.process(Array(samples[start..<min(samples.count, start + 1600)]))
+            }
+            try pipeline.finish()
+            return (events, pipeline.liveCandidatesVerified)
+        }
+        let every = try verified(tolerance: 0)
+        let deduplicated = try verified(tolerance: 3)
+        XCTAssertEqual(every.verified, 3)
+        XCTAssertEqual(deduplicated.verified, 2)
+        XCTAssertEqual(deduplicated.events.map(\.type), every.events.map(\.type))
+        XCTAssertEqual(deduplicated.events.map(\.t), every.events.map(\.t))
+    }
+}

@@ -126,6 +126,8 @@ public final class Pipeline {
 
     /// Whether the language model (search text) is loaded now.
     public var languageModelLoaded: Bool { recognizer.languageModelLoaded }
+    /// Live wake candidates verified so far (`RecognizerSettings.candidateEndTolerance`).
+    var liveCandidatesVerified: Int { recognizer.liveCandidatesVerified }
     /// Bytes of the paged language model's file read into memory so far; nil when it is not loaded or was read
     /// whole.
     public var languageModelResidentBytes: Int? { recognizer.languageModelResidentBytes }
