@@ -21,13 +21,18 @@ final class PipelineTests: XCTestCase {
     func run(samples: [Int16], settings: PipelineSettings = PipelineSettings(), chunk: Int = 1600) throws -> [Event] {
         var events: [Event] = []
         let pipeline = try Pipeline(settings: settings) { events.append($0) }
+        try feed(samples, to: pipeline, chunk: chunk)
+        return events
+    }
+
+    /// Feeds `samples` to `pipeline` `chunk` samples at a time, as replay does, then finishes it.
+    func feed(_ samples: [Int16], to pipeline: Pipeline, chunk: Int = 1600) throws {
         var i = 0
         while i < samples.count {
             try pipeline.process(Array(samples[i..<min(samples.count, i + chunk)]))
             i += chunk
         }
         try pipeline.finish()
-        return events
     }
 
     /// Asserts that `events` hold exactly one intent: a search for `query`.
@@ -751,11 +756,7 @@ extension PipelineTests {
             settings.recognizer.candidateEndTolerance = tolerance
             var events: [Event] = []
             let pipeline = try Pipeline(settings: settings) { events.append($0) }
-            let samples = try readAll(fixtures.appendingPathComponent("asked_jarvis.flac").path)
-            for start in stride(from: 0, to: samples.count, by: 1600) {
-                try pipeline.process(Array(samples[start..<min(samples.count, start + 1600)]))
-            }
-            try pipeline.finish()
+            try feed(try readAll(fixtures.appendingPathComponent("asked_jarvis.flac").path), to: pipeline)
             return (events, pipeline.liveCandidatesVerified)
         }
         let every = try verified(tolerance: 0)
