@@ -126,7 +126,8 @@ public final class Pipeline {
 
     /// Whether the language model (search text) is loaded now.
     public var languageModelLoaded: Bool { recognizer.languageModelLoaded }
-    /// Live wake candidates verified so far (`RecognizerSettings.candidateEndTolerance`).
+    /// Live wake candidates verified in the current (or last) speech segment
+    /// (`RecognizerSettings.candidateEndTolerance`).
     var liveCandidatesVerified: Int { recognizer.liveCandidatesVerified }
     /// Bytes of the paged language model's file read into memory so far; nil when it is not loaded or was read
     /// whole.
@@ -401,11 +402,9 @@ public final class Pipeline {
             takeSearch(led.intent, slot: slot, query: led.query, lead: Self.leadWords(of: led.intent, query: led.query))
             return true
         }
-        /// - Parameter heard: the language model's transcript when it was decoded already.
-        func rejectUnlessFreeText(_ text: String, _ reason: String,
-                                  heard: UtteranceRecognizer.FreeText? = nil) throws(DecoderError) {
+        func rejectUnlessFreeText(_ text: String, _ reason: String) throws(DecoderError) {
             if settings.freeTextSecondOpinion, !commands.freeTextSlots.isEmpty {
-                let free = if let heard { heard } else { try freeText() }
+                let free = try freeText()
                 if try tookFreeTextCommand(free) { return }
             }
             reject(text, reason)
@@ -437,7 +436,7 @@ public final class Pipeline {
                 if let query = try ledSearch(free)?.query {
                     return takeSearch(intent, slot: slot, query: query, lead: literal)
                 }
-                return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence", heard: free)
+                return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence")
             }
             return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence")
         }

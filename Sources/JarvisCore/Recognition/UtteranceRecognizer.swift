@@ -312,8 +312,8 @@ public final class UtteranceRecognizer {
     private var replayedSamples = 0
     /// The live candidates verified in this segment, as (first frame, last frame) of the name.
     private var checkedCandidates: [(start: Int, end: Int)] = []
-    /// Live candidates verified since this recognizer was made (each costs two full-rate decodes of its span).
-    private(set) var liveCandidatesVerified = 0
+    /// Live candidates verified in the current (or last) segment; each costs two full-rate decodes of its span.
+    var liveCandidatesVerified: Int { checkedCandidates.count }
     private var earlyWake: UtteranceResult.WakeSpan?
     private var denoiser: SpectralDenoiser?
     /// Whether the grammar decoder holds the commands-only search (`commandCovering`; added on first use).
@@ -554,7 +554,6 @@ public final class UtteranceRecognizer {
                 $0.start == nameWord.startFrame && abs($0.end - nameWord.endFrame) <= tolerance
             }) else { continue }
             checkedCandidates.append((nameWord.startFrame, nameWord.endFrame))
-            liveCandidatesVerified += 1
             let (score, quietScore) = wakeScores(try verify([nameWord.word], fromFrame: nameWord.startFrame,
                                                             toFrame: nameWord.endFrame))
             if Self.tracing {
