@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerate the TTS audio fixtures in audio-fixtures/ (see audio-fixtures/README.md).
 #
-# Requirements: bash, sox (with FLAC support), flite (voice "slt"), espeak-ng.
+# Requirements: bash, sox (with FLAC support), flite (voice "slt"), espeak-ng, festival's text2wave with
+# the ked voice (Debian packages festival, festvox-kdlpc16k).
 # Deterministic: flite is deterministic and every sox call runs with -R
 # (repeatable random numbers for noise and dither), so re-running the script
 # reproduces byte-identical files with the same flite/espeak-ng/sox versions
@@ -30,7 +31,7 @@ SEAM_NOISE="brownnoise vol 0.0018"   # peak ~-55, RMS ~-60 dBFS; ~half the FLAC 
 SEAM_T1=54.3       # "hey jarvis, scroll up" starts here (straddles 55 s)
 SEAM_T2=62.0       # "hey jarvis, next tab" starts here
 
-for tool in sox soxi flite espeak-ng; do
+for tool in sox soxi flite espeak-ng text2wave; do
   command -v "$tool" >/dev/null 2>&1 || { echo "error: '$tool' not found" >&2; exit 1; }
 done
 flite -lv | grep -qw "$VOICE" || { echo "error: flite voice '$VOICE' not available" >&2; exit 1; }
@@ -190,6 +191,12 @@ done
 espeak-ng -v en-gb -w "$TMP/espeak_gb_click.raw.wav" "hey jarvis, click"
 "${SOX[@]}" "$TMP/espeak_gb_click.raw.wav" "${FMT[@]}" -C 8 "$OUT/espeak_gb_click.flac" norm -3 pad 1 0.5
 
+echo "== ked_new_tab.flac (festival's ked voice, digital silence: no noise bed)"
+# Its "j" fits the stop "d" as well as the affricate (UtteranceRecognizer.affricateStops).
+echo "hey jarvis, new tab" >"$TMP/ked.txt"
+text2wave -eval "(voice_ked_diphone)" "$TMP/ked.txt" -o "$TMP/ked.raw.wav"
+"${SOX[@]}" "$TMP/ked.raw.wav" "${FMT[@]}" -C 8 "$OUT/ked_new_tab.flac" norm -3 pad 1 0.5
+
 echo "== encoding variants of scroll_down.wav"
 SRC="$OUT/scroll_down.wav"
 "${SOX[@]}" "$SRC" -r 8000  -c 1 -b 8  -e unsigned-integer "$OUT/enc/scroll_down_u8_8k.wav"
@@ -204,7 +211,7 @@ generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
   not_a_command.wav custom_volume.wav click_in_sentence.flac set_timer.flac tell_me_a_joke.wav
   asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
-  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav espeak_gb_click.flac
+  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav espeak_gb_click.flac ked_new_tab.flac
   restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac

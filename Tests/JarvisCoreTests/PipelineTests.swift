@@ -121,6 +121,18 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(count(try run("scroll_down.wav"), "wake"), 1)
     }
 
+    /// "hey jarvis, new tab" in festival's ked voice: its "j" starts with a strong closure, so "d aa r v ah s"
+    /// fits the name's frames 0.6 nats per frame better than "jarvis" (itself 2.07 over the phone loop). The
+    /// stop an affricate begins with is not an onset rival (`affricateStops`); with "d" among the rivals the
+    /// margin of 0.5 dropped this wake, and nothing happened at all.
+    func testAJarvisWhoseFirstSoundIsCloseToDStillWakes() throws {
+        let events = try run("ked_new_tab.flac")
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events).first?.slots["target"], .string("new_tab"))
+        // Names that differ in their first sound are still rivals: "nervous" does not wake.
+        XCTAssertEqual(count(try run("nervous_next_tab.flac"), "wake"), 0)
+    }
+
     /// "i asked jarvis to open a new tab": the grammar fits "hey" into the last 60–90 ms of "asked", and "jarvis"
     /// verifies well. The words before the name must last like a spoken "hey" and the whole phrase must verify;
     /// without those checks the same audio wakes.
