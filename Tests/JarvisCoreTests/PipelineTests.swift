@@ -133,6 +133,21 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(count(try run("nervous_next_tab.flac"), "wake"), 0)
     }
 
+    /// Outside steady noise both halves of the name ("jh aa r", "v ah s") must fit their frames
+    /// (`quietNameHalvesMargin`), before an early wake is reported and in the second pass. A real "jarvis"
+    /// passes the default bar; a bar no half can reach drops the wake on both paths, so nothing happens.
+    func testTheNameHalvesAreTestedOutsideNoiseToo() throws {
+        XCTAssertEqual(count(try run("scroll_down.wav"), "wake"), 1)
+        var strict = PipelineSettings()
+        strict.recognizer.quietNameHalvesMargin = 50
+        let events = try run("scroll_down.wav", settings: strict)
+        XCTAssertEqual(count(events, "wake"), 0)
+        XCTAssertEqual(intents(events), [])
+        var off = strict
+        off.recognizer.quietNameHalvesMargin = nil
+        XCTAssertEqual(intents(try run("scroll_down.wav", settings: off)).map(\.name), ["scroll"])
+    }
+
     /// "i asked jarvis to open a new tab": the grammar fits "hey" into the last 60–90 ms of "asked", and "jarvis"
     /// verifies well. The words before the name must last like a spoken "hey" and the whole phrase must verify;
     /// without those checks the same audio wakes.

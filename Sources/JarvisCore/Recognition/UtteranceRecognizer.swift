@@ -204,6 +204,14 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// real wake names in noise were under 0 in 8 of 315 woken commands, and the confusable names that passed
     /// every other test had one half at -0.22 to 0.38.
     public var nameHalvesMargin: Double? = 0
+    /// The same test without steady noise, with a far lower bar: a half of the name that cannot be aligned over
+    /// 6 frames or more, or fits more than this many nats per frame worse than the phone loop, is not there.
+    /// Measured on clean speech (2026-11-25): over 576 true wakes (the dev, non-command and voice sets, 176 real
+    /// "jarvis" clips) the weaker half was at least -1.68 (espeak-ng's "jarvis", whose "v ah s" is faint);
+    /// of 26 similar names that woke, "hey jasmine" by flite's 8 kHz kal voice had no second half at all and
+    /// "hey davos" by festival's ked a first half at -2.32. Tested before an early wake is reported too (a wake
+    /// the second pass drops is still a wake). nil: not tested.
+    public var quietNameHalvesMargin: Double? = -2
     /// Names that differ from the wake name in their first sound ("nervous", "travis", "service" for
     /// "jarvis": n, t, s for jh) fit the name's other phones, so they verify against the phone loop as well as
     /// the name does. The name's onset rivals (its pronunciation with the first consonant replaced by each
@@ -570,6 +578,7 @@ public final class UtteranceRecognizer {
             guard !final, quietScore >= settings.earlyWakeScore,
                   leadLastsLongEnough(words[wakeFirst...wakeEnd]),
                   try nameBeatsOnsetRivals(nameWord),
+                  try quietNameHalvesFit(nameWord),
                   try wakeSearchConfirms(startFrame: words[wakeFirst].startFrame, endFrame: nameWord.endFrame)
             else { continue }
             let span = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
@@ -752,7 +761,8 @@ public final class UtteranceRecognizer {
             if !reportedEarly {
                 guard try nameBeatsOnsetRivals(name) else { continue }
             }
-            if noisiness > 0, let halves = weakOnly ? settings.weakCandidateHalvesMargin : settings.nameHalvesMargin {
+            if let halves = noisiness > 0 ? (weakOnly ? settings.weakCandidateHalvesMargin : settings.nameHalvesMargin)
+                                          : settings.quietNameHalvesMargin {
                 guard try nameHalvesVerify(name, margin: halves) else { continue }
             }
             if quietScore < settings.earlyWakeScore {
@@ -914,6 +924,13 @@ public final class UtteranceRecognizer {
             FileHandle.standardError.write(Data("name halves \(margins) (at least \(margin))\n".utf8))
         }
         return margins.allSatisfy { $0 >= margin }
+    }
+
+    /// Whether both halves of the name fit outside steady noise (`RecognizerSettings.quietNameHalvesMargin`);
+    /// true under steady noise, where the second pass tests them with its own margin.
+    func quietNameHalvesFit(_ name: RecognizedWord) throws(DecoderError) -> Bool {
+        guard noisiness == 0, let margin = settings.quietNameHalvesMargin else { return true }
+        return try nameHalvesVerify(name, margin: margin)
     }
 
     /// Whether no onset rival of the name (`RecognizerSettings.onsetRivalMargin`) fits its frames better than
