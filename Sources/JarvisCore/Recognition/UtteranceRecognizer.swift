@@ -209,8 +209,9 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// Measured on clean speech (2026-11-25): over 576 true wakes (the dev, non-command and voice sets, 176 real
     /// "jarvis" clips) the weaker half was at least -1.68 (espeak-ng's "jarvis", whose "v ah s" is faint);
     /// of 26 similar names that woke, "hey jasmine" by flite's 8 kHz kal voice had no second half at all and
-    /// "hey davos" by festival's ked a first half at -2.32. Tested before an early wake is reported too (a wake
-    /// the second pass drops is still a wake). nil: not tested.
+    /// "hey davos" by festival's ked a first half at -2.32. Tested last (the cheaper tests drop most candidates
+    /// first), before an early wake is reported (a wake the second pass drops is still a wake) and in the second
+    /// pass for a wake not reported early. nil: not tested.
     public var quietNameHalvesMargin: Double? = -2
     /// Names that differ from the wake name in their first sound ("nervous", "travis", "service" for
     /// "jarvis": n, t, s for jh) fit the name's other phones, so they verify against the phone loop as well as
@@ -578,8 +579,8 @@ public final class UtteranceRecognizer {
             guard !final, quietScore >= settings.earlyWakeScore,
                   leadLastsLongEnough(words[wakeFirst...wakeEnd]),
                   try nameBeatsOnsetRivals(nameWord),
-                  try quietNameHalvesFit(nameWord),
-                  try wakeSearchConfirms(startFrame: words[wakeFirst].startFrame, endFrame: nameWord.endFrame)
+                  try wakeSearchConfirms(startFrame: words[wakeFirst].startFrame, endFrame: nameWord.endFrame),
+                  try quietNameHalvesFit(nameWord)
             else { continue }
             let span = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
                                                 endSample: sample(nameWord.endFrame + 1), score: score,
@@ -761,12 +762,14 @@ public final class UtteranceRecognizer {
             if !reportedEarly {
                 guard try nameBeatsOnsetRivals(name) else { continue }
             }
-            if let halves = noisiness > 0 ? (weakOnly ? settings.weakCandidateHalvesMargin : settings.nameHalvesMargin)
-                                          : settings.quietNameHalvesMargin {
+            if noisiness > 0, let halves = weakOnly ? settings.weakCandidateHalvesMargin : settings.nameHalvesMargin {
                 guard try nameHalvesVerify(name, margin: halves) else { continue }
             }
             if quietScore < settings.earlyWakeScore {
                 guard try wholePhraseVerifies(phrase, nameThreshold: required) else { continue }
+            }
+            if !reportedEarly {
+                guard try quietNameHalvesFit(name) else { continue }
             }
             wakes.append((wakeEnd, .init(startSample: sample(words[wakeFirst].startFrame),
                                          endSample: sample(words[wakeEnd].endFrame + 1), score: score,
