@@ -218,12 +218,13 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// the name does. The name's onset rivals (its pronunciation with the first consonant replaced by each
     /// other consonant, its voiced or voiceless twin and an affricate's stop (`affricateStops`) excepted, or
     /// dropped) compete with it over its frames: a wake is dropped when the best rival, aligned alone, scores
-    /// more than this many nats per frame over the name. Names that start with a vowel have no onset rivals. nil: no such test. Measured in quiet rooms:
-    /// real "jarvis" clips had rivals at most 0.45 over the name (175 of the real recordings), the dev set's
-    /// commands and non-commands 0.42 (264 wakes); over 132 clean clips of 11 similar names × 6 voices the
-    /// 14 that woke had rivals from -0.26 to 0.9 ("nervous" 0.75–0.9, "travis" by kal16 0.63–0.67, "service"
-    /// by awb 0.54 and 0.28): 0.5 stops 6 of them. Not under steady noise (`noisiness` above 0), where the
-    /// name's first sound drowns and its rivals fit as well: it cost a fifth of the noisy commands' wakes.
+    /// more than this many nats per frame over the name. Names that start with a vowel have no onset rivals.
+    /// nil: no such test. Measured in quiet rooms: real "jarvis" clips had rivals at most 0.45 over the name
+    /// (175 of the real recordings), the dev set's commands and non-commands 0.42 (264 wakes); over 132 clean
+    /// clips of 11 similar names × 6 voices the 14 that woke had rivals from -0.26 to 0.9 ("nervous"
+    /// 0.75–0.9, "travis" by kal16 0.63–0.67, "service" by awb 0.54 and 0.28): 0.5 stops 6 of them. Not under
+    /// steady noise (`noisiness` above 0), where the name's first sound drowns and its rivals fit as well: it
+    /// cost a fifth of the noisy commands' wakes.
     public var onsetRivalMargin: Double? = 0.5
 
     public init() {}
