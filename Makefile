@@ -15,13 +15,15 @@ release:
 
 # Accuracy in one process (jarvis eval): the dev set plus the non-command set, the noise set, the variant set
 # (everyday phrasings), the name set (names like "jarvis"), the voice set (TTS voices the dev set does not use),
-# then the real recordings with the default phrase
-# (false wakes) and with "jarvis" alone (detection). Builds the sets once.
+# the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
+# voices; skipped without festvox-kdlpc16k and festvox-us-slt-hts), then the real recordings with the default
+# phrase (false wakes) and with "jarvis" alone (detection). Builds the sets once.
 REJECTION ?= /tmp/jarvis-rejection
 NOISE ?= /tmp/jarvis-noise
 VARIANTS ?= /tmp/jarvis-variants
 NAMES ?= /tmp/jarvis-names
 VOICES ?= /tmp/jarvis-voices
+OTHER_VOICES ?= /tmp/jarvis-other-voices
 REAL ?= /tmp/jarvis-real.jsonl
 eval: release
 	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
@@ -40,6 +42,10 @@ eval: release
 	.build/release/jarvis eval $(NAMES)/manifest.jsonl
 	@echo "== voice set (the dev set's commands said by other TTS voices)"
 	.build/release/jarvis eval $(VOICES)/manifest.jsonl
+	@if test -f $(OTHER_VOICES)/manifest.jsonl || python3 scripts/make-other-voice-set.py $(OTHER_VOICES); then \
+	  echo "== other-voice set (festival ked and slt HTS commands; confusables and negatives by 9 other voices)"; \
+	  .build/release/jarvis eval $(OTHER_VOICES)/manifest.jsonl; \
+	else echo "== other-voice set skipped (it needs festival, festvox-kdlpc16k and festvox-us-slt-hts)"; fi
 	@echo "== real recordings, wake phrase \"hey jarvis\""
 	.build/release/jarvis eval $(REAL)
 	@echo "== real recordings, wake phrase \"jarvis\""

@@ -1,4 +1,5 @@
-"""Shared by this project's evaluation sets (make-rejection-set.py, make-variant-set.py, make-name-set.py): each
+"""Shared by this project's evaluation sets (make-rejection-set.py, make-variant-set.py, make-name-set.py,
+make-voice-set.py, make-other-voice-set.py): each
 clip is one sentence said by each of ../shared/eval/devset.py's voices, padded as it pads them (imported, not copied),
 listed in the manifest format of ../shared/eval (score.py, `jarvis eval`)."""
 import argparse, importlib.util, json, os
@@ -12,6 +13,11 @@ def build(default_out, seed, rows, voices=None):
     rows: (stem, kind, spoken text, expect) per clip; `stem` holds "{voice}" for the voice's name.
     voices: name -> (engine, voice) as devset.py's VOICES (the default); rows may then be a function of the
     loaded devset module, for sets made of its own sentences."""
+    build_groups(default_out, seed, [(voices, rows)])
+
+
+def build_groups(default_out, seed, groups):
+    """As `build`, for several (voices, rows) groups in one manifest (one random generator for all)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("out", nargs="?", default=default_out)
     ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
@@ -22,15 +28,16 @@ def build(default_out, seed, rows, voices=None):
     os.makedirs(a.out, exist_ok=True)
     tmp = os.path.join(a.out, "_tmp.wav")
     rng = devset.np.random.default_rng(seed)
-    if callable(rows):
-        rows = rows(devset)
     with open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
-        for vname, (engine, voice) in (voices or devset.VOICES).items():
-            for stem, kind, text, expect in rows:
-                devset.synth(engine, voice, text, tmp)
-                path = os.path.join(a.out, stem.format(voice=vname) + ".wav")
-                devset.write(path, devset.pad(devset.read(tmp), rng=rng))
-                man.write(json.dumps({"file": path, "kind": kind, "voice": vname, "cond": "clean", "text": text,
-                                      "expect": expect}) + "\n")
+        for voices, rows in groups:
+            if callable(rows):
+                rows = rows(devset)
+            for vname, (engine, voice) in (voices or devset.VOICES).items():
+                for stem, kind, text, expect in rows:
+                    devset.synth(engine, voice, text, tmp)
+                    path = os.path.join(a.out, stem.format(voice=vname) + ".wav")
+                    devset.write(path, devset.pad(devset.read(tmp), rng=rng))
+                    man.write(json.dumps({"file": path, "kind": kind, "voice": vname, "cond": "clean", "text": text,
+                                          "expect": expect}) + "\n")
     os.remove(tmp)
     print(f"wrote {a.out}/manifest.jsonl")
