@@ -581,7 +581,8 @@ public final class UtteranceRecognizer {
                   leadLastsLongEnough(words[wakeFirst...wakeEnd]),
                   try nameBeatsOnsetRivals(nameWord),
                   try wakeSearchConfirms(startFrame: words[wakeFirst].startFrame, endFrame: nameWord.endFrame),
-                  try quietNameHalvesFit(nameWord)
+                  // Under steady noise the halves are left to the second pass.
+                  try noisiness > 0 ? true : nameHalvesHold(nameWord)
             else { continue }
             let span = UtteranceResult.WakeSpan(startSample: sample(words[wakeFirst].startFrame),
                                                 endSample: sample(nameWord.endFrame + 1), score: score,
@@ -763,14 +764,12 @@ public final class UtteranceRecognizer {
             if !reportedEarly {
                 guard try nameBeatsOnsetRivals(name) else { continue }
             }
-            if noisiness > 0, let halves = weakOnly ? settings.weakCandidateHalvesMargin : settings.nameHalvesMargin {
-                guard try nameHalvesVerify(name, margin: halves) else { continue }
-            }
             if quietScore < settings.earlyWakeScore {
                 guard try wholePhraseVerifies(phrase, nameThreshold: required) else { continue }
             }
-            if !reportedEarly {
-                guard try quietNameHalvesFit(name) else { continue }
+            // Last, the costliest test; a wake reported early outside steady noise has met it already.
+            if noisiness > 0 || !reportedEarly {
+                guard try nameHalvesHold(name, weakOnly: weakOnly) else { continue }
             }
             wakes.append((wakeEnd, .init(startSample: sample(words[wakeFirst].startFrame),
                                          endSample: sample(words[wakeEnd].endFrame + 1), score: score,
@@ -930,10 +929,13 @@ public final class UtteranceRecognizer {
         return margins.allSatisfy { $0 >= margin }
     }
 
-    /// Whether both halves of the name fit outside steady noise (`RecognizerSettings.quietNameHalvesMargin`);
-    /// true under steady noise, where the second pass tests them with its own margin.
-    func quietNameHalvesFit(_ name: RecognizedWord) throws(DecoderError) -> Bool {
-        guard noisiness == 0, let margin = settings.quietNameHalvesMargin else { return true }
+    /// Whether both halves of the name reach the margin that holds here: `nameHalvesMargin` under steady noise
+    /// (`weakCandidateHalvesMargin` when only weak candidates opened the second pass), `quietNameHalvesMargin`
+    /// outside it; true when that margin is nil.
+    func nameHalvesHold(_ name: RecognizedWord, weakOnly: Bool = false) throws(DecoderError) -> Bool {
+        let margin = noisiness > 0 ? (weakOnly ? settings.weakCandidateHalvesMargin : settings.nameHalvesMargin)
+                                   : settings.quietNameHalvesMargin
+        guard let margin else { return true }
         return try nameHalvesVerify(name, margin: margin)
     }
 
