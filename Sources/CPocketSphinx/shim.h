@@ -57,6 +57,15 @@ static inline int jarvis_ps_set_graph(ps_decoder_t *ps, const char *name, int n_
     return status;
 }
 
+/// Sets float option `name` (e.g. "-wbeam") of the decoder's configuration, which a search reads when it is added,
+/// and returns its previous value.
+static inline double jarvis_ps_swap_float_option(ps_decoder_t *ps, const char *name, double value) {
+    cmd_ln_t *config = ps_get_config(ps);
+    double old = cmd_ln_float_r(config, name);
+    cmd_ln_set_float_r(config, name, value);
+    return old;
+}
+
 /// Gives a model read outside `ngram_model_read` the decoder's `-lw` and `-wip`, as that function does.
 static inline void jarvis_lm_apply_config_weights(ps_decoder_t *ps, ngram_model_t *model) {
     cmd_ln_t *config = ps_get_config(ps);

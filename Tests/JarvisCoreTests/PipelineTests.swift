@@ -148,6 +148,20 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(intents(try run("scroll_down.wav", settings: off)).map(\.name), ["scroll"])
     }
 
+    /// A second pass with no path through its grammar ("Final result does not match the grammar": the word-exit
+    /// beam pruned every exit into the final state) decodes the segment again with a wider beam instead of
+    /// saying nothing. A beam this narrow leaves this clip no path.
+    func testASecondPassWithNoPathIsDecodedAgainWithAWiderBeam() throws {
+        var narrow = PipelineSettings()
+        narrow.recognizer.secondPassWordBeam = 0.5
+        narrow.recognizer.noPathWordBeam = nil
+        XCTAssertEqual(intents(try run("scroll_down.wav", settings: narrow)), [])
+        narrow.recognizer.noPathWordBeam = RecognizerSettings().noPathWordBeam
+        let events = try run("scroll_down.wav", settings: narrow)
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events).map(\.name), ["scroll"])
+    }
+
     /// "i asked jarvis to open a new tab": the grammar fits "hey" into the last 60–90 ms of "asked", and "jarvis"
     /// verifies well. The words before the name must last like a spoken "hey" and the whole phrase must verify;
     /// without those checks the same audio wakes.

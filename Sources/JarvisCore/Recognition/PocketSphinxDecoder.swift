@@ -93,8 +93,12 @@ public final class PocketSphinxDecoder {
 
     // MARK: searches
 
-    /// Adds a grammar built in Swift (states and weighted transitions) as search `name`.
-    public func addGraph(name: String, _ graph: GrammarGraph) throws(DecoderError) {
+    /// Adds a grammar built in Swift (states and weighted transitions) as search `name`; with `wordBeam`, that
+    /// search prunes word exits with this beam (PocketSphinx `-wbeam`, a probability ratio) instead of the
+    /// decoder's.
+    public func addGraph(name: String, _ graph: GrammarGraph, wordBeam: Double? = nil) throws(DecoderError) {
+        let defaultBeam = wordBeam.map { jarvis_ps_swap_float_option(ps, "-wbeam", $0) }
+        defer { if let defaultBeam { _ = jarvis_ps_swap_float_option(ps, "-wbeam", defaultBeam) } }
         let ts = graph.transitions
         let words = ts.map { $0.word.map { strdup($0) } ?? nil }
         defer { words.forEach { free($0) } }

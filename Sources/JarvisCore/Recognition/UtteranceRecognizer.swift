@@ -106,6 +106,14 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// in its phone loop: measured 5 % less CPU and 3 MB less memory in continuous speech with the same
     /// dev-set and real-set results; 1e-18 lost 5 % of clean wakes.
     public var liveWordBeam = 1e-22
+    /// Word-exit beam of a second decode of a segment whose second pass found no path through its grammar
+    /// (PocketSphinx logs "Final result does not match the grammar"): festival kal's "hey jarvis, never mind"
+    /// had none under the default beam (7e-29), which pruned every word exit into the final state, and so no
+    /// wake and no `rejected`. 1e-80 gives it a path. Only for that retry: as the second pass's own beam it
+    /// cost about 30 % more CPU and 2 noisy intents on the dev set. nil: no retry.
+    public var noPathWordBeam: Double? = 1e-80
+    /// Word-exit beam of the second pass's searches ("wake", "followup"); nil: PocketSphinx's default (7e-29).
+    public var secondPassWordBeam: Double?
     /// Phones of the live wake search's loop (its competitor for speech without the wake phrase):
     /// `GrammarGenerator.broadPhones` (17 of the 39), which keep fewer of the acoustic model's Gaussian
     /// codebooks busy. The weaker competitor proposes more candidates (36 instead of 12 in the dev stream), so
@@ -313,6 +321,8 @@ public final class UtteranceRecognizer {
     private var sawWakeCandidate: Bool { candidateSpan != nil }
     /// The same for candidates under `gateScore` (kept under steady noise, `weakCandidateHalvesMargin`).
     private var weakCandidateSpan: Range<Int>?
+    /// The searches `decodeWithRetry` has added ("wake-wide", "followup-wide").
+    private var wideSearches: Set<String> = []
     /// The two halves of the name's (first) pronunciation, as dictionary words of the grammar decoder
     /// (`nameHalvesMargin`); nil for a name of fewer than 4 phones.
     private var nameHalfWords: (first: String, second: String)?
@@ -375,8 +385,8 @@ public final class UtteranceRecognizer {
         ])
         let generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
                                          noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
-        try decoder.addGraph(name: "wake", generator.wakeGraph(wakeWords: wakeWords))
-        try decoder.addGraph(name: "followup", generator.followUpGraph())
+        try decoder.addGraph(name: "wake", generator.wakeGraph(wakeWords: wakeWords), wordBeam: settings.secondPassWordBeam)
+        try decoder.addGraph(name: "followup", generator.followUpGraph(), wordBeam: settings.secondPassWordBeam)
         try decoder.addGraph(name: "phones", generator.phoneLoopGraph())
         if settings.streamingWake {
             let liveArgs: [(String, String)] = [
@@ -656,7 +666,7 @@ public final class UtteranceRecognizer {
         guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
         // The whole-utterance decode made it already, unless it was gated before its second pass.
         if commandAudio.count != fed.count { commandAudio = noiseFloor?.apply(fed, start: utteranceStart, ifSilenceIn: fed[...]) ?? fed }
-        guard let hyp = try decoder.decodeUtterance(commandAudio[from...], search: "followup") else { return result }
+        guard let hyp = try decodeWithRetry(commandAudio[from...], search: "followup") else { return result }
         if Self.tracing {
             FileHandle.standardError.write(Data("after live wake +\(from): \(hyp.text)\n".utf8))
         }
@@ -712,7 +722,7 @@ public final class UtteranceRecognizer {
         frameOffset = decoded.lowerBound
         defer { frameOffset = 0 }
         let search = mode == .wake ? "wake" : "followup"
-        var best = try decoder.decodeUtterance(commandAudio[decoded], search: search)
+        var best = try decodeWithRetry(commandAudio[decoded], search: search)
         // A window that ends less than `commandWindow` after a wake phrase in it is widened once.
         if decoded.upperBound < fed.count, let hyp = best, let name = wakeWords.last,
            let heard = hyp.words.last(where: { $0.word == name }) {
@@ -720,7 +730,7 @@ public final class UtteranceRecognizer {
                              + AudioFormat.samples(settings.commandWindow))
             if wanted > decoded.upperBound {
                 decoded = decoded.lowerBound..<wanted
-                best = try decoder.decodeUtterance(commandAudio[decoded], search: search)
+                best = try decodeWithRetry(commandAudio[decoded], search: search)
             }
         }
         utteranceStartSample = nil
@@ -791,6 +801,26 @@ public final class UtteranceRecognizer {
             results.append(result)
         }
         return results
+    }
+
+    /// The best path of `search` ("wake" or "followup") over `audio`; when it has none, the best path of the same
+    /// grammar with the wider word-exit beam `noPathWordBeam` (that search is added the first time).
+    private func decodeWithRetry(_ audio: ArraySlice<Int16>, search: String) throws(DecoderError) -> Hypothesis? {
+        if let hyp = try decoder.decodeUtterance(audio, search: search) { return hyp }
+        guard let beam = settings.noPathWordBeam else { return nil }
+        let wide = search + "-wide"
+        if !wideSearches.contains(wide) {
+            let generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
+                                             noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
+            try decoder.addGraph(name: wide, search == "wake" ? generator.wakeGraph(wakeWords: wakeWords)
+                                                              : generator.followUpGraph(), wordBeam: beam)
+            wideSearches.insert(wide)
+        }
+        let hyp = try decoder.decodeUtterance(audio, search: wide)
+        if Self.tracing {
+            FileHandle.standardError.write(Data("no path for \(search); word-exit beam \(beam): \(hyp?.text ?? "no path")\n".utf8))
+        }
+        return hyp
     }
 
     /// The denoiser when the segment holds steady noise (`steadySpread`) below `cleanSNR`; nil otherwise.
