@@ -178,7 +178,7 @@ for i in 0 1; do
     "${seam_texts[$i]}" >>"$TIMINGS"
 done
 
-echo "== espeak_click.wav, espeak_scroll_down.wav and espeak_gb_click.flac (digital silence: no noise bed)"
+echo "== espeak_click.wav, espeak_scroll_down.wav and espeak_gb_scroll_left.flac (digital silence: no noise bed)"
 # espeak-ng's voice with exact zeros around and between its words, as synthetic or edited audio has; the
 # recogniser puts a faint noise floor under such audio (NoiseFloor). espeak-ng is deterministic too.
 for pair in "espeak_click:hey jarvis, click" "espeak_scroll_down:hey jarvis, scroll down"; do
@@ -187,9 +187,9 @@ for pair in "espeak_click:hey jarvis, click" "espeak_scroll_down:hey jarvis, scr
   "${SOX[@]}" "$TMP/$name.raw.wav" "${FMT[@]}" "$OUT/$name.wav" norm -3 pad 1 0.5
 done
 # The same recipe in espeak-ng's British English voice, as FLAC: the live decoder needs the noise floor too
-# (floorLiveAudio).
-espeak-ng -v en-gb -w "$TMP/espeak_gb_click.raw.wav" "hey jarvis, click"
-"${SOX[@]}" "$TMP/espeak_gb_click.raw.wav" "${FMT[@]}" -C 8 "$OUT/espeak_gb_click.flac" norm -3 pad 1 0.5
+# (floorLiveAudio), and the language model hears "left" only on its next best paths.
+espeak-ng -v en-gb -w "$TMP/espeak_gb_scroll_left.raw.wav" "hey jarvis, scroll left"
+"${SOX[@]}" "$TMP/espeak_gb_scroll_left.raw.wav" "${FMT[@]}" -C 8 "$OUT/espeak_gb_scroll_left.flac" norm -3 pad 1 0.5
 
 echo "== ked_new_tab.flac (festival's ked voice, digital silence: no noise bed)"
 # Its "j" fits the stop "d" as well as the affricate (UtteranceRecognizer.affricateStops).
@@ -211,7 +211,7 @@ generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
   not_a_command.wav custom_volume.wav click_in_sentence.flac set_timer.flac tell_me_a_joke.wav
   asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
-  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav espeak_gb_click.flac ked_new_tab.flac
+  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav espeak_gb_scroll_left.flac ked_new_tab.flac
   restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac

@@ -454,16 +454,31 @@ extension PipelineTests {
     /// espeak-ng's British voice starts speaking right after a near-silent frame: the live decoder (the wake
     /// proposer) needs the noise floor too, or it takes "hey jarvis" for silence and nothing is decoded at all.
     func testTheLiveDecoderHearsTheNoiseFloorToo() throws {
-        let click = try run("espeak_gb_click.flac")
-        XCTAssertEqual(count(click, "wake"), 1)
-        XCTAssertEqual(intents(click).map(\.name), ["click"])
+        let events = try run("espeak_gb_scroll_left.flac")
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events).map(\.name), ["scroll"])
         var rawLive = PipelineSettings()
         rawLive.recognizer.floorLiveAudio = false
-        let without = try run("espeak_gb_click.flac", settings: rawLive)
+        let without = try run("espeak_gb_scroll_left.flac", settings: rawLive)
         XCTAssertEqual(count(without, "wake"), 0)
         XCTAssertEqual(intents(without), [])
         // The proposal does not depend on how the stream was cut into chunks.
-        XCTAssertEqual(intents(try run("espeak_gb_click.flac", chunk: 480)).map(\.name), ["click"])
+        XCTAssertEqual(intents(try run("espeak_gb_scroll_left.flac", chunk: 480)).map(\.name), ["scroll"])
+    }
+
+    /// An unsure command in clean audio is taken when the language model heard one of its words on any of its
+    /// best paths: espeak-ng's British "scroll left" is "probably it" on the best path and "lift" or "left"
+    /// on others. Only the best path: rejected as not heard.
+    func testTheLanguageModelCheckLooksAtItsNextBestPathsToo() throws {
+        let heard = try run("espeak_gb_scroll_left.flac")
+        XCTAssertEqual(intents(heard).map(\.slots["direction"]), [.string("left")])
+        var bestOnly = PipelineSettings()
+        bestOnly.languageModelCheckAlternatives = false
+        let events = try run("espeak_gb_scroll_left.flac", settings: bestOnly)
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events), [])
+        XCTAssertEqual(events.compactMap { if case .rejected(_, let reason) = $0.kind { return reason } else { return nil } },
+                       ["not-heard-as-command"])
     }
 }
 

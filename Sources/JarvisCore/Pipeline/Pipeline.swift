@@ -52,6 +52,9 @@ public struct PipelineSettings: Sendable, Equatable {
     public var languageModelCheckBelow = 0.9
     /// Words many commands share, which prove nothing ("open the window" is not "open twitter").
     public var carrierWords: Set<String> = ["please", "the", "a", "to", "go", "open", "me"]
+    /// ...heard on its best path or on one of its next best (`RecognizerSettings.freeTextAlternatives`):
+    /// espeak-ng's "open up gmail" was "oh the wheel" on the best path and "open up the wheel" on the next.
+    public var languageModelCheckAlternatives = true
 
     public init() {}
 }
@@ -445,7 +448,10 @@ public final class Pipeline {
         if result.confidence < settings.languageModelCheckBelow || result.rescored, recognizer.segmentIsClean,
            commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) {
             let free = try freeText()
-            let heard = free.before + CommandSet.normalizeWords(free.text)
+            var heard = free.before + CommandSet.normalizeWords(free.text)
+            if settings.languageModelCheckAlternatives {
+                heard += Set(free.alternatives.flatMap { CommandSet.normalizeWords($0) }).subtracting(heard)
+            }
             let content = literal.filter { !settings.carrierWords.contains($0) }
             var agrees = false
             for word in content.isEmpty ? literal : content where try recognizer.heard(word, in: heard) {

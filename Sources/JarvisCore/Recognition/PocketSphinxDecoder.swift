@@ -257,6 +257,20 @@ public final class PocketSphinxDecoder {
         return Hypothesis(text: text, score: score, words: words, acousticScore: acoustic)
     }
 
+    /// The texts of the best `count` paths through the last utterance's word lattice, best first (an n-gram
+    /// search's; empty when it has none). About a millisecond for 20 over a few seconds of speech.
+    public func bestHypotheses(_ count: Int) -> [String] {
+        var texts: [String] = []
+        var next = count > 0 ? ps_nbest(ps) : nil
+        while let current = next, texts.count < count {
+            var score: Int32 = 0
+            if let text = ps_nbest_hyp(current, &score) { texts.append(String(cString: text)) }
+            next = ps_nbest_next(current)  // frees the iterator when it is at its end
+        }
+        if let next { ps_nbest_free(next) }
+        return texts
+    }
+
     /// Whether the current best hypothesis holds `fragment` (cheap: no word segmentation).
     public func hypothesisContains(_ fragment: String) -> Bool {
         var score: Int32 = 0

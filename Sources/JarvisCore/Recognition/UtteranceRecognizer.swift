@@ -148,6 +148,9 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// Share (0–1) of the `CommandLeadModel` ("search for", "look up" …) in the language model that
     /// transcribes a search's query; 0 transcribes it with the general model alone.
     public var commandLeadWeight: Float = 0.5
+    /// How many of the language model's best hypotheses a free-text transcription keeps (`FreeText.alternatives`,
+    /// the first being its best path); 0: only the best path.
+    public var freeTextAlternatives = 20
     /// The language model's decoder knows only this many of its most probable words (and the commands'
     /// words); nil: all of them. Measured with Debian's en-us model (72,547 words): 20,000 give the same dev
     /// and non-command tables, with 27 MB less memory and 12 % less CPU per decode.
@@ -1132,7 +1135,8 @@ public final class UtteranceRecognizer {
         let result = FreeText(before: words.filter { !isFree($0) }.map { $0.word.lowercased() },
                               text: words.filter(isFree).map(\.word).joined(separator: " ").lowercased(),
                               acousticScore: decoder.naturalLog(hyp.acousticScore),
-                              frames: audio.count / Self.samplesPerFrame)
+                              frames: audio.count / Self.samplesPerFrame,
+                              alternatives: decoder.bestHypotheses(settings.freeTextAlternatives))
         if Self.tracing {
             FileHandle.standardError.write(Data("free text\(expectingLead ? " (expecting a lead)" : ""): before \(result.before) text '\(result.text)' acoustic \(result.acousticScore / Double(max(1, result.frames))) per frame, \(languageModelHeld)\n".utf8))
         }
@@ -1149,6 +1153,9 @@ public final class UtteranceRecognizer {
         public var acousticScore: Double = 0
         /// Length of the decoded audio (10 ms frames).
         public var frames: Int = 0
+        /// The language model's best hypotheses over the whole decoded audio, best first, as PocketSphinx
+        /// spells them (`RecognizerSettings.freeTextAlternatives`).
+        public var alternatives: [String] = []
     }
 
     /// Whether the language model heard `word` (spelt so, or a word pronounced the same: "four" for "for")
