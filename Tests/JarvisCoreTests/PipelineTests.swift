@@ -85,6 +85,29 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(i.first?.slots["query"], .string("pizza recipes"))
     }
 
+    /// A search's transcript carries other readings from the language model's next best paths, in the same
+    /// form as its text ("search for …"), without the text itself; the quiet words after the talker's query
+    /// ("and then we went home" from the television) are cut from them as from the query.
+    func testASearchTranscriptCarriesTheNextBestReadings() throws {
+        func transcripts(_ events: [Event]) -> [(text: String, alternatives: [String])] {
+            events.compactMap { if case .transcript(let text, _, _, _, let alternatives) = $0.kind { (text, alternatives) } else { nil } }
+        }
+        let rome = transcripts(try run("noisy_search_rome.wav"))
+        XCTAssertEqual(rome.map(\.text), ["search for the history of rome"])
+        let readings = rome.first?.alternatives ?? []
+        XCTAssertGreaterThan(readings.count, 1)
+        XCTAssertLessThanOrEqual(readings.count, PipelineSettings().transcriptAlternatives)
+        XCTAssertEqual(Set(readings).count, readings.count)
+        XCTAssertFalse(readings.contains("search for the history of rome"))
+        XCTAssertTrue(readings.allSatisfy { $0.hasPrefix("search for the history of ") }, "\(readings)")
+        XCTAssertTrue(transcripts(try run("search_cars_then_tv.wav")).allSatisfy {
+            $0.alternatives.allSatisfy { !$0.contains("home") }
+        })
+        var none = PipelineSettings()
+        none.transcriptAlternatives = 0
+        XCTAssertEqual(transcripts(try run("noisy_search_rome.wav", settings: none)).map(\.alternatives), [[]])
+    }
+
     func testThreeCommandsInASession() throws {
         let i = intents(try run("session.wav"))
         XCTAssertEqual(i.map(\.name), ["navigate", "click", "navigate"])

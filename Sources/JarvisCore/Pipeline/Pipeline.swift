@@ -55,6 +55,9 @@ public struct PipelineSettings: Sendable, Equatable {
     /// ...heard on its best path or on one of its next best (`RecognizerSettings.freeTextAlternatives`):
     /// espeak-ng's "open up gmail" was "oh the wheel" on the best path and "open up the wheel" on the next.
     public var languageModelCheckAlternatives = true
+    /// At most this many other readings of a search in its `transcript` event's `alternatives`, from the
+    /// language models' best paths (`RecognizerSettings.freeTextAlternatives`); 0: none.
+    public var transcriptAlternatives = 5
 
     public init() {}
 }
@@ -365,13 +368,29 @@ public final class Pipeline {
                   case .string(let query)? = freeTextSlot(of: intent).flatMap({ intent.slots[$0] }) else { return nil }
             return (intent, query)
         }
+        /// Other readings of a search: the language models' best paths (`FreeText.alternatives`), each parsed
+        /// as a command with free text whose lead is heard first, as "lead query" like the transcript's text;
+        /// without `text` and repeats, at most `transcriptAlternatives`.
+        func searchAlternatives(besides text: String) -> [String] {
+            var seen: Set<String> = [text], readings: [String] = []
+            for free in [heardBefore[false], heardBefore[true]].compactMap({ $0 }) {
+                for path in free.alternatives where readings.count < settings.transcriptAlternatives {
+                    let words = CommandSet.normalizeWords(path).drop(while: recognizer.wakeWords.contains)
+                    guard let intent = freeTextCommand(in: Array(words), leadWords: 1),
+                          let slot = freeTextSlot(of: intent), case .string(let query)? = intent.slots[slot] else { continue }
+                    let reading = (Self.leadWords(of: intent, query: query) + [query]).joined(separator: " ")
+                    if seen.insert(reading).inserted { readings.append(reading) }
+                }
+            }
+            return readings
+        }
         func takeSearch(_ intent: Intent, slot: String, query: String, lead: [String]) {
             var intent = intent
             let (query, lead) = Self.mendedQuery(query, lead: lead, intent: intent.name, slot: slot, commands: commands)
             intent.slots[slot] = .string(query)
             intent.text = (lead + [query]).joined(separator: " ")
             emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
-                                          alternatives: [])))
+                                          alternatives: searchAlternatives(besides: intent.text))))
             perform(intent, confidence: result.confidence, at: t)
         }
         func reject(_ text: String, _ reason: String) {

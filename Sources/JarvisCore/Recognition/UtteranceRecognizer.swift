@@ -1132,11 +1132,16 @@ public final class UtteranceRecognizer {
             }
             words.removeLast(quiet)
         }
+        // The other paths end where the kept words do (the quiet words after them are not the talker's).
+        let end = words.last.map { $0.endFrame + 5 } ?? 0
+        let alternatives = decoder.bestPaths(settings.freeTextAlternatives).map { path in
+            path.filter { $0.endFrame <= end }.map(\.word).joined(separator: " ").lowercased()
+        }
         let result = FreeText(before: words.filter { !isFree($0) }.map { $0.word.lowercased() },
                               text: words.filter(isFree).map(\.word).joined(separator: " ").lowercased(),
                               acousticScore: decoder.naturalLog(hyp.acousticScore),
                               frames: audio.count / Self.samplesPerFrame,
-                              alternatives: decoder.bestHypotheses(settings.freeTextAlternatives))
+                              alternatives: alternatives)
         if Self.tracing {
             FileHandle.standardError.write(Data("free text\(expectingLead ? " (expecting a lead)" : ""): before \(result.before) text '\(result.text)' acoustic \(result.acousticScore / Double(max(1, result.frames))) per frame, \(languageModelHeld)\n".utf8))
         }
@@ -1153,8 +1158,8 @@ public final class UtteranceRecognizer {
         public var acousticScore: Double = 0
         /// Length of the decoded audio (10 ms frames).
         public var frames: Int = 0
-        /// The language model's best hypotheses over the whole decoded audio, best first, as PocketSphinx
-        /// spells them (`RecognizerSettings.freeTextAlternatives`).
+        /// The language model's best paths over the decoded audio, best first, each as its words up to the end
+        /// of the kept `text` (`RecognizerSettings.freeTextAlternatives`), lower case.
         public var alternatives: [String] = []
     }
 
