@@ -272,7 +272,6 @@ public final class PocketSphinxDecoder {
                                             startFrame: Int(sf), endFrame: Int(ef)))
                 seg = ps_seg_next(s)  // frees the segment iterator at its end
             }
-            if let seg { ps_seg_free(seg) }
             paths.append(words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" })
             next = ps_nbest_next(current)  // frees the list iterator at its end
         }

@@ -326,6 +326,8 @@ public final class UtteranceRecognizer {
     private var weakCandidateSpan: Range<Int>?
     /// The searches `decodeWithRetry` has added ("wake-wide", "followup-wide").
     private var wideSearches: Set<String> = []
+    /// Builds the second pass's grammars.
+    private let generator: GrammarGenerator
     /// The two halves of the name's (first) pronunciation, as dictionary words of the grammar decoder
     /// (`nameHalvesMargin`); nil for a name of fewer than 4 phones.
     private var nameHalfWords: (first: String, second: String)?
@@ -386,8 +388,8 @@ public final class UtteranceRecognizer {
             ("-cmn", "batch"),
             ("-wip", String(settings.wordInsertionPenalty)),
         ])
-        let generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
-                                         noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
+        generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
+                                     noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
         try decoder.addGraph(name: "wake", generator.wakeGraph(wakeWords: wakeWords), wordBeam: settings.secondPassWordBeam)
         try decoder.addGraph(name: "followup", generator.followUpGraph(), wordBeam: settings.secondPassWordBeam)
         try decoder.addGraph(name: "phones", generator.phoneLoopGraph())
@@ -813,8 +815,6 @@ public final class UtteranceRecognizer {
         guard let beam = settings.noPathWordBeam else { return nil }
         let wide = search + "-wide"
         if !wideSearches.contains(wide) {
-            let generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
-                                             noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
             try decoder.addGraph(name: wide, search == "wake" ? generator.wakeGraph(wakeWords: wakeWords)
                                                               : generator.followUpGraph(), wordBeam: beam)
             wideSearches.insert(wide)
