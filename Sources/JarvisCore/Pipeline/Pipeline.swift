@@ -358,7 +358,7 @@ public final class Pipeline {
         func ledSearch(_ general: UtteranceRecognizer.FreeText) throws(DecoderError) -> (intent: Intent, query: String)? {
             guard recognizer.settings.commandLeadWeight > 0 else { return nil }
             let led = try freeText(expectingLead: true)
-            guard let (intent, query) = search(in: led) else { return nil }
+            guard let (intent, query) = search(in: led.words) else { return nil }
             let loss = (general.acousticScore - led.acousticScore) / Double(max(1, led.frames))
             if UtteranceRecognizer.tracing {
                 FileHandle.standardError.write(Data("lead heard by the lead model; its path loses \(loss) per frame\n".utf8))
@@ -366,8 +366,8 @@ public final class Pipeline {
             return loss <= settings.leadAcousticLoss ? (intent, query) : nil
         }
         /// The search a language model's words hold, its lead heard first (after at most one word), else nil.
-        func search(in free: UtteranceRecognizer.FreeText) -> (intent: Intent, query: String)? {
-            let words = (free.before + CommandSet.normalizeWords(free.text)).drop(while: recognizer.wakeWords.contains)
+        func search(in heard: [String]) -> (intent: Intent, query: String)? {
+            let words = heard.drop(while: recognizer.wakeWords.contains)
             guard let intent = freeTextCommand(in: Array(words), leadWords: 1),
                   case .string(let query)? = freeTextSlot(of: intent).flatMap({ intent.slots[$0] }) else { return nil }
             return (intent, query)
@@ -379,9 +379,7 @@ public final class Pipeline {
             var seen: Set<String> = [text], readings: [String] = []
             for free in [heardBefore[false], heardBefore[true]].compactMap({ $0 }) {
                 for path in free.alternatives where readings.count < settings.transcriptAlternatives {
-                    let words = CommandSet.normalizeWords(path).drop(while: recognizer.wakeWords.contains)
-                    guard let intent = freeTextCommand(in: Array(words), leadWords: 1),
-                          let slot = freeTextSlot(of: intent), case .string(let query)? = intent.slots[slot] else { continue }
+                    guard let (intent, query) = search(in: path) else { continue }
                     let reading = (Self.leadWords(of: intent, query: query) + [query]).joined(separator: " ")
                     if seen.insert(reading).inserted { readings.append(reading) }
                 }
@@ -407,12 +405,9 @@ public final class Pipeline {
         // with free text, or (`ledSearchAfterRejection`) a search the lead-expecting model hears.
         func tookFreeTextCommand(_ free: UtteranceRecognizer.FreeText) throws(DecoderError) -> Bool {
             guard settings.freeTextSecondOpinion else { return false }
-            let all = free.before + CommandSet.normalizeWords(free.text)
-            let onOtherPaths = { () -> Intent? in
-                guard self.settings.wholeCommandOnAlternatives else { return nil }
-                return free.alternatives.lazy.compactMap { self.wholeCommand(in: CommandSet.normalizeWords($0)) }.first
-            }
-            if settings.wholeCommandSecondOpinion, let intent = wholeCommand(in: all) ?? onOtherPaths() {
+            let all = free.words
+            let paths = [all] + (settings.wholeCommandOnAlternatives ? free.alternatives : [])
+            if settings.wholeCommandSecondOpinion, let intent = paths.lazy.compactMap(wholeCommand).first {
                 // "refresh the page", where the grammar heard "please search for" and three phones.
                 emit(Event(t: t, .transcript(text: intent.text, confidence: 0.5, start: start, end: end,
                                               alternatives: [])))
@@ -475,9 +470,9 @@ public final class Pipeline {
         if result.confidence < settings.languageModelCheckBelow || result.rescored, recognizer.segmentIsClean,
            commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) {
             let free = try freeText()
-            var heard = free.before + CommandSet.normalizeWords(free.text)
+            var heard = free.words
             if settings.languageModelCheckAlternatives {
-                heard += Set(free.alternatives.flatMap { CommandSet.normalizeWords($0) }).subtracting(heard)
+                heard += Set(free.alternatives.joined()).subtracting(heard)  // each word once: `heard` looks them up
             }
             let content = literal.filter { !settings.carrierWords.contains($0) }
             var agrees = false
@@ -495,7 +490,7 @@ public final class Pipeline {
             // the same command's lead, its query stands; when it did not ("so it or" for "search for"), the
             // language model expecting the lead decides (always asking it gave the same intents on the dev
             // set's 96 searches, for 4.5 % more CPU per search).
-            var led = search(in: free).flatMap { $0.intent.name == intent.name ? $0.query : nil }
+            var led = search(in: free.words).flatMap { $0.intent.name == intent.name ? $0.query : nil }
             if led == nil { led = try ledSearch(free)?.query }
             if settings.confirmFreeTextTrigger, led == nil,
                let trigger = result.words.prefix(while: { !GrammarGenerator.isPhoneWord($0) }).last,

@@ -272,7 +272,7 @@ public final class PocketSphinxDecoder {
                                             startFrame: Int(sf), endFrame: Int(ef)))
                 seg = ps_seg_next(s)  // frees the segment iterator at its end
             }
-            paths.append(words.filter { !$0.isFiller && $0.word != "<s>" && $0.word != "</s>" })
+            paths.append(words.filter { !$0.isFiller })  // fillers include <s> and </s>
             next = ps_nbest_next(current)  // frees the list iterator at its end
         }
         if let next { ps_nbest_free(next) }

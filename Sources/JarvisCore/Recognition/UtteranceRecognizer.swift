@@ -1135,7 +1135,7 @@ public final class UtteranceRecognizer {
         // The other paths end where the kept words do (the quiet words after them are not the talker's).
         let end = words.last.map { $0.endFrame + 5 } ?? 0
         let alternatives = decoder.bestPaths(settings.freeTextAlternatives).map { path in
-            path.filter { $0.endFrame <= end }.map(\.word).joined(separator: " ").lowercased()
+            CommandSet.normalizeWords(path.filter { $0.endFrame <= end }.map(\.word).joined(separator: " "))
         }
         let result = FreeText(before: words.filter { !isFree($0) }.map { $0.word.lowercased() },
                               text: words.filter(isFree).map(\.word).joined(separator: " ").lowercased(),
@@ -1159,8 +1159,11 @@ public final class UtteranceRecognizer {
         /// Length of the decoded audio (10 ms frames).
         public var frames: Int = 0
         /// The language model's best paths over the decoded audio, best first, each as its words up to the end
-        /// of the kept `text` (`RecognizerSettings.freeTextAlternatives`), lower case.
-        public var alternatives: [String] = []
+        /// of the kept `text` (`RecognizerSettings.freeTextAlternatives`), normalised as `words`.
+        public var alternatives: [[String]] = []
+
+        /// All the words heard, `before` and `text`'s (`CommandSet.normalizeWords`).
+        public var words: [String] { before + CommandSet.normalizeWords(text) }
     }
 
     /// Whether the language model heard `word` (spelt so, or a word pronounced the same: "four" for "for")
