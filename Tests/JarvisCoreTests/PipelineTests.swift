@@ -52,6 +52,11 @@ final class PipelineTests: XCTestCase {
 
     func count(_ events: [Event], _ type: String) -> Int { events.filter { $0.type == type }.count }
 
+    /// The reasons of the `rejected` events, in order.
+    func rejectionReasons(_ events: [Event]) -> [String] {
+        events.compactMap { if case .rejected(_, let reason) = $0.kind { return reason } else { return nil } }
+    }
+
     /// Asserts that the VAD heard speech in `events` and that nothing woke or acted.
     func assertHeardButNotWoken(_ events: [Event], file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertGreaterThan(count(events, "speech_start"), 0, "the VAD heard the speech", file: file, line: line)
@@ -378,10 +383,7 @@ extension PipelineTests {
     func testCommandWordInsideALongerSentenceIsNotACommand() throws {
         let events = try run("click_in_sentence.flac")
         XCTAssertEqual(intents(events), [])
-        let rejected = events.compactMap { e -> String? in
-            if case .rejected(_, let reason) = e.kind { return reason } else { return nil }
-        }
-        XCTAssertEqual(rejected, count(events, "wake") > 0 ? ["speech-continues"] : [])
+        XCTAssertEqual(rejectionReasons(events), count(events, "wake") > 0 ? ["speech-continues"] : [])
         // A command followed by a pause is still a command, and a search's query is not "other speech".
         XCTAssertEqual(intents(try run("scroll_down.wav")).map(\.name), ["scroll"])
         XCTAssertEqual(intents(try run("search_pizza.wav")).map(\.name), ["search"])
@@ -404,8 +406,7 @@ extension PipelineTests {
         let events = try run(fixture)
         XCTAssertEqual(count(events, "wake"), 1, file: file, line: line)
         XCTAssertEqual(intents(events), [], file: file, line: line)
-        let reasons = events.compactMap { if case .rejected(_, let reason) = $0.kind { return reason } else { return nil } }
-        XCTAssertEqual(reasons, [reason], file: file, line: line)
+        XCTAssertEqual(rejectionReasons(events), [reason], file: file, line: line)
         XCTAssertEqual(intents(try run(fixture, settings: unchecked)).map(\.name), [otherwise], file: file, line: line)
     }
 
@@ -500,8 +501,7 @@ extension PipelineTests {
         let events = try run("espeak_gb_scroll_left.flac", settings: bestOnly)
         XCTAssertEqual(count(events, "wake"), 1)
         XCTAssertEqual(intents(events), [])
-        XCTAssertEqual(events.compactMap { if case .rejected(_, let reason) = $0.kind { return reason } else { return nil } },
-                       ["not-heard-as-command"])
+        XCTAssertEqual(rejectionReasons(events), ["not-heard-as-command"])
     }
 }
 

@@ -326,8 +326,8 @@ public final class UtteranceRecognizer {
     private var weakCandidateSpan: Range<Int>?
     /// The searches `decodeWithRetry` has added ("wake-wide", "followup-wide").
     private var wideSearches: Set<String> = []
-    /// Builds the second pass's grammars.
-    private let generator: GrammarGenerator
+    /// The second pass's grammars by search name ("wake", "followup"), for `decodeWithRetry`'s wide copies.
+    private let secondPassGraphs: [String: GrammarGraph]
     /// The two halves of the name's (first) pronunciation, as dictionary words of the grammar decoder
     /// (`nameHalvesMargin`); nil for a name of fewer than 4 phones.
     private var nameHalfWords: (first: String, second: String)?
@@ -388,10 +388,12 @@ public final class UtteranceRecognizer {
             ("-cmn", "batch"),
             ("-wip", String(settings.wordInsertionPenalty)),
         ])
-        generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
-                                     noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
-        try decoder.addGraph(name: "wake", generator.wakeGraph(wakeWords: wakeWords), wordBeam: settings.secondPassWordBeam)
-        try decoder.addGraph(name: "followup", generator.followUpGraph(), wordBeam: settings.secondPassWordBeam)
+        let generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
+                                         noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
+        let wakeGraph = generator.wakeGraph(wakeWords: wakeWords), followUpGraph = generator.followUpGraph()
+        secondPassGraphs = ["wake": wakeGraph, "followup": followUpGraph]
+        try decoder.addGraph(name: "wake", wakeGraph, wordBeam: settings.secondPassWordBeam)
+        try decoder.addGraph(name: "followup", followUpGraph, wordBeam: settings.secondPassWordBeam)
         try decoder.addGraph(name: "phones", generator.phoneLoopGraph())
         if settings.streamingWake {
             let liveArgs: [(String, String)] = [
@@ -812,11 +814,10 @@ public final class UtteranceRecognizer {
     /// grammar with the wider word-exit beam `noPathWordBeam` (that search is added the first time).
     private func decodeWithRetry(_ audio: ArraySlice<Int16>, search: String) throws(DecoderError) -> Hypothesis? {
         if let hyp = try decoder.decodeUtterance(audio, search: search) { return hyp }
-        guard let beam = settings.noPathWordBeam else { return nil }
+        guard let beam = settings.noPathWordBeam, let graph = secondPassGraphs[search] else { return nil }
         let wide = search + "-wide"
         if !wideSearches.contains(wide) {
-            try decoder.addGraph(name: wide, search == "wake" ? generator.wakeGraph(wakeWords: wakeWords)
-                                                              : generator.followUpGraph(), wordBeam: beam)
+            try decoder.addGraph(name: wide, graph, wordBeam: beam)
             wideSearches.insert(wide)
         }
         let hyp = try decoder.decodeUtterance(audio, search: wide)
