@@ -54,6 +54,9 @@ public final class PocketSphinxDecoder {
     /// - Parameters:
     ///   - model: the acoustic model folder (holds `en-us/` or is the model itself, plus a dictionary).
     ///   - extraArguments: PocketSphinx options as name/value pairs ("-kws_threshold", "1e-20").
+    /// Serialises `ps_init` (see the frequency warp in `init`).
+    private static let initLock = NSLock()
+
     public init(model: ModelPaths, extraArguments: [(String, String)] = []) throws(DecoderError) {
         jarvis_ps_quiet()
         var args: [(String, String)] = [
@@ -63,6 +66,14 @@ public final class PocketSphinxDecoder {
             ("-remove_silence", "no"),
         ]
         args += extraArguments
+        // sphinxbase keeps the frequency warp's parameters in process-wide variables, read while a decoder's
+        // filter bank is built: a decoder made without `-warp_params` sets them neutral but keeps the last
+        // parameter string, and the next decoder given that same string is then built unwarped. So every
+        // decoder states its warp (1.0: none; x / 1.0 is x), and decoders are built one at a time
+        // (`initLock`: `jarvis eval` workers build theirs at once).
+        if !args.contains(where: { $0.0 == "-warp_params" }) {
+            args += [("-warp_type", "inverse_linear"), ("-warp_params", "1.0")]
+        }
         let flat = args.flatMap { [$0.0, $0.1] }
         var cStrings = flat.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
@@ -73,7 +84,10 @@ public final class PocketSphinxDecoder {
             throw DecoderError(operation: "configuration", status: -1, detail: flat.joined(separator: " "))
         }
         defer { cmd_ln_free_r(config) }
-        guard let decoder = ps_init(config) else {
+        Self.initLock.lock()
+        let made = ps_init(config)
+        Self.initLock.unlock()
+        guard let decoder = made else {
             throw DecoderError(operation: "ps_init", status: -1,
                                detail: "cannot load the model at \(model.acousticModel)")
         }
