@@ -16,7 +16,7 @@
 # are the real speech onsets. Exceptions are described where they are made: the
 # noisy fixtures and restart_seam.flac have other noise beds; noisy_page_up.wav
 # (espeak-ng, untrimmed, noise over the utterance) and espeak_click.wav /
-# espeak_scroll_down.wav (espeak-ng, no noise bed at all).
+# espeak_scroll_down.flac / espeak_go_home.flac (espeak-ng, no noise bed at all).
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -178,13 +178,17 @@ for i in 0 1; do
     "${seam_texts[$i]}" >>"$TIMINGS"
 done
 
-echo "== espeak_click.wav, espeak_scroll_down.wav and espeak_gb_scroll_left.flac (digital silence: no noise bed)"
+echo "== espeak_click.wav, espeak_scroll_down.flac, espeak_go_home.flac and espeak_gb_scroll_left.flac (digital silence: no noise bed)"
 # espeak-ng's voice with exact zeros around and between its words, as synthetic or edited audio has; the
 # recogniser puts a faint noise floor under such audio (NoiseFloor). espeak-ng is deterministic too.
-for pair in "espeak_click:hey jarvis, click" "espeak_scroll_down:hey jarvis, scroll down"; do
+espeak-ng -v en-us -w "$TMP/espeak_click.raw.wav" "hey jarvis, click"
+"${SOX[@]}" "$TMP/espeak_click.raw.wav" "${FMT[@]}" "$OUT/espeak_click.wav" norm -3 pad 1 0.5
+# The same recipe as FLAC (to stay under 5 MB): "scroll down", and "go home", which the recogniser hears as
+# "google" and phones without the front end's frequency warp (RecognizerSettings.frequencyWarp).
+for pair in "espeak_scroll_down:hey jarvis, scroll down" "espeak_go_home:hey jarvis, go home"; do
   name=${pair%%:*}; text=${pair#*:}
   espeak-ng -v en-us -w "$TMP/$name.raw.wav" "$text"
-  "${SOX[@]}" "$TMP/$name.raw.wav" "${FMT[@]}" "$OUT/$name.wav" norm -3 pad 1 0.5
+  "${SOX[@]}" "$TMP/$name.raw.wav" "${FMT[@]}" -C 8 "$OUT/$name.flac" norm -3 pad 1 0.5
 done
 # The same recipe in espeak-ng's British English voice, as FLAC: the live decoder needs the noise floor too
 # (floorLiveAudio), and the language model hears "left" only on its next best paths.
@@ -211,7 +215,7 @@ generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
   not_a_command.wav custom_volume.wav click_in_sentence.flac set_timer.flac tell_me_a_joke.wav
   asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
-  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.wav espeak_gb_scroll_left.flac ked_new_tab.flac
+  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac ked_new_tab.flac
   restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
