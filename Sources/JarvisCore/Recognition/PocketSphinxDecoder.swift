@@ -54,7 +54,7 @@ public final class PocketSphinxDecoder {
     /// - Parameters:
     ///   - model: the acoustic model folder (holds `en-us/` or is the model itself, plus a dictionary).
     ///   - extraArguments: PocketSphinx options as name/value pairs ("-kws_threshold", "1e-20").
-    /// Serialises `ps_init` (see the frequency warp in `init`).
+    /// Serialises `ps_init` and `makeFrontEnd` (see the frequency warp in `init`).
     private static let initLock = NSLock()
 
     public init(model: ModelPaths, extraArguments: [(String, String)] = []) throws(DecoderError) {
@@ -332,8 +332,13 @@ public final class PocketSphinxDecoder {
         mean.withUnsafeBufferPointer { jarvis_ps_cmn_set(ps, $0.baseAddress) }
     }
 
-    /// A front end with this decoder's settings (to measure cepstral means beside it).
-    func makeFrontEnd() -> OpaquePointer? { jarvis_fe_new(ps) }
+    /// A front end with this decoder's settings (to measure cepstral means beside it). Built under `initLock`:
+    /// its filter bank reads sphinxbase's process-wide warp parameters too.
+    func makeFrontEnd() -> OpaquePointer? {
+        Self.initLock.lock()
+        defer { Self.initLock.unlock() }
+        return jarvis_fe_new(ps)
+    }
 
     /// Converts a PocketSphinx log score to natural log.
     public func naturalLog(_ score: Int32) -> Double {
