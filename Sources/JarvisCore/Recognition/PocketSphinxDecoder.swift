@@ -51,12 +51,18 @@ public final class PocketSphinxDecoder {
     /// Paged language models of searches (one reference each, freed in deinit), to report their memory.
     private var pagedModels: [String: OpaquePointer] = [:]
 
-    /// - Parameters:
-    ///   - model: the acoustic model folder (holds `en-us/` or is the model itself, plus a dictionary).
-    ///   - extraArguments: PocketSphinx options as name/value pairs ("-kws_threshold", "1e-20").
     /// Serialises `ps_init` and `makeFrontEnd` (see the frequency warp in `init`).
     private static let initLock = NSLock()
 
+    /// The options that warp a decoder's frequencies by `factor` (`-warp_type inverse_linear`: a frequency f is
+    /// read as f / factor); 1: none.
+    static func warpArguments(factor: Double) -> [(String, String)] {
+        [("-warp_type", "inverse_linear"), ("-warp_params", String(factor))]
+    }
+
+    /// - Parameters:
+    ///   - model: the acoustic model folder (holds `en-us/` or is the model itself, plus a dictionary).
+    ///   - extraArguments: PocketSphinx options as name/value pairs ("-kws_threshold", "1e-20").
     public init(model: ModelPaths, extraArguments: [(String, String)] = []) throws(DecoderError) {
         jarvis_ps_quiet()
         var args: [(String, String)] = [
@@ -71,9 +77,7 @@ public final class PocketSphinxDecoder {
         // parameter string, and the next decoder given that same string is then built unwarped. So every
         // decoder states its warp (1.0: none; x / 1.0 is x), and decoders are built one at a time
         // (`initLock`: `jarvis eval` workers build theirs at once).
-        if !args.contains(where: { $0.0 == "-warp_params" }) {
-            args += [("-warp_type", "inverse_linear"), ("-warp_params", "1.0")]
-        }
+        if !args.contains(where: { $0.0 == "-warp_params" }) { args += Self.warpArguments(factor: 1) }
         let flat = args.flatMap { [$0.0, $0.1] }
         var cStrings = flat.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
@@ -84,10 +88,7 @@ public final class PocketSphinxDecoder {
             throw DecoderError(operation: "configuration", status: -1, detail: flat.joined(separator: " "))
         }
         defer { cmd_ln_free_r(config) }
-        Self.initLock.lock()
-        let made = ps_init(config)
-        Self.initLock.unlock()
-        guard let decoder = made else {
+        guard let decoder = Self.initLock.withLock({ ps_init(config) }) else {
             throw DecoderError(operation: "ps_init", status: -1,
                                detail: "cannot load the model at \(model.acousticModel)")
         }
@@ -334,11 +335,7 @@ public final class PocketSphinxDecoder {
 
     /// A front end with this decoder's settings (to measure cepstral means beside it). Built under `initLock`:
     /// its filter bank reads sphinxbase's process-wide warp parameters too.
-    func makeFrontEnd() -> OpaquePointer? {
-        Self.initLock.lock()
-        defer { Self.initLock.unlock() }
-        return jarvis_fe_new(ps)
-    }
+    func makeFrontEnd() -> OpaquePointer? { Self.initLock.withLock { jarvis_fe_new(ps) } }
 
     /// Converts a PocketSphinx log score to natural log.
     public func naturalLog(_ score: Int32) -> Double {

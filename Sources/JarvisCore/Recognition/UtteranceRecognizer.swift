@@ -248,11 +248,8 @@ public struct RecognizerSettings: Sendable, Equatable {
 }
 
 extension RecognizerSettings {
-    /// The PocketSphinx options of `frequencyWarp` (none without a warp).
-    var warpArguments: [(String, String)] {
-        guard let warp = frequencyWarp, warp != 1 else { return [] }
-        return [("-warp_type", "inverse_linear"), ("-warp_params", String(warp))]
-    }
+    /// The PocketSphinx options of `frequencyWarp`.
+    var warpArguments: [(String, String)] { PocketSphinxDecoder.warpArguments(factor: frequencyWarp ?? 1) }
 }
 
 /// What one utterance held. Times are absolute samples of the stream (16 kHz).
