@@ -125,6 +125,8 @@ public struct EvaluationTable: Sendable {
             failures.append((file: entry.file, got: got))
         } else if !entry.expectWake && outcome.wakes > 0 {
             failures.append((file: entry.file, got: "(false wake)"))
+        } else if entry.expectWake && outcome.wakes == 0 {
+            failures.append((file: entry.file, got: "(no wake)"))
         }
         rows[entry.slice] = row
     }
