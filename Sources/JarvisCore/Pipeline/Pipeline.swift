@@ -71,7 +71,20 @@ public struct PipelineSettings: Sendable, Equatable {
 public final class Pipeline {
     public let settings: PipelineSettings
     public let commands: CommandSet
-    private let recognizer: UtteranceRecognizer
+    /// The recogniser of the current segment: `standardRecognizer`, or `highVoiceRecognizer` for a talker whose
+    /// voice is high (`RecognizerSettings.highVoiceWarp`).
+    private var recognizer: UtteranceRecognizer
+    private let standardRecognizer: UtteranceRecognizer
+    /// Made the first time a segment's talker has a high voice (its decoders warp frequencies further).
+    private var highVoiceRecognizer: UtteranceRecognizer?
+    /// Both recognisers, as far as they exist.
+    private var recognizers: [UtteranceRecognizer] { [standardRecognizer] + (highVoiceRecognizer.map { [$0] } ?? []) }
+    /// The talker's F0 at the start of the current segment, which chooses its recogniser.
+    private var pitch = PitchTracker()
+    /// Whether the current segment's recogniser has been chosen by its pitch.
+    private var voiceChosen = false
+    /// Absolute sample at which the current segment's utterance began (its pre-roll included).
+    private var segmentFrom = 0
     /// Carries out intents (dry-run unless the caller chose an executing one).
     private let processor: CommandProcessor
     private let emit: (Event) -> Void
@@ -126,8 +139,9 @@ public final class Pipeline {
         self.commands = commands
         self.processor = processor
         self.emit = emit
-        recognizer = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase,
-                                             settings: settings.recognizer)
+        standardRecognizer = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase,
+                                                     settings: settings.recognizer)
+        recognizer = standardRecognizer
         vad = EnergyVAD(settings: settings.vad)
         history = AudioHistory(capacity: AudioFormat.samples(settings.maxUtterance + 5))
     }
@@ -135,13 +149,16 @@ public final class Pipeline {
     var now: Double { AudioFormat.seconds(sampleCount) }
 
     /// Whether the language model (search text) is loaded now.
-    public var languageModelLoaded: Bool { recognizer.languageModelLoaded }
+    public var languageModelLoaded: Bool { recognizers.contains { $0.languageModelLoaded } }
     /// Live wake candidates verified in the current (or last) speech segment
     /// (`RecognizerSettings.candidateEndTolerance`).
     var liveCandidatesVerified: Int { recognizer.liveCandidatesVerified }
     /// Bytes of the paged language model's file read into memory so far; nil when it is not loaded or was read
     /// whole.
     public var languageModelResidentBytes: Int? { recognizer.languageModelResidentBytes }
+
+    /// Whether the current segment is decoded with the high-voice recogniser (`RecognizerSettings.highVoiceWarp`).
+    var decodesAHighVoice: Bool { recognizer !== standardRecognizer }
 
     /// Makes the (pruned, cached) language model ready on disk without loading it.
     public func prepareLanguageModel() { recognizer.prepareLanguageModel() }
@@ -163,7 +180,10 @@ public final class Pipeline {
     /// Back to the state of a new pipeline (for the next file of a batch), keeping the models loaded: the
     /// same audio gives the same events as in a fresh pipeline. Call after `finish()`.
     public func reset() {
-        recognizer.reset()
+        for recognizer in recognizers { recognizer.reset() }
+        recognizer = standardRecognizer
+        pitch.reset()
+        voiceChosen = false
         vad = EnergyVAD(settings: settings.vad)
         history = AudioHistory(capacity: AudioFormat.samples(settings.maxUtterance + 5))
         frameBuffer.removeAll(keepingCapacity: true)
@@ -222,7 +242,9 @@ public final class Pipeline {
             let onset = frameStart - framesAgo * AudioFormat.frameSamples
             emit(Event(t: AudioFormat.seconds(onset), .speechStart))
             let from = max(history.startSample, onset - AudioFormat.samples(settings.preRoll))
+            startPitch(from: onset)
             if !muted { try beginUtterance(at: from) }
+            segmentFrom = from
         case .speechEnd(let framesAgo):
             inSpeech = false
             segmentSNR.dropLast(framesAgo)
@@ -234,16 +256,62 @@ public final class Pipeline {
             // Every 10 frames (200 ms): the live wake check reads it; a sort of at most 3000 levels.
             if inSpeech && segmentSNR.levels.count % 10 == 0 { recognizer.segmentNoise = segmentSNR.estimate }
             if inSpeech && recognizer.utteranceStartSample != nil {
+                if try chooseVoice(frame) { break }
                 if let wake = try recognizer.process(frame) { reportEarly(wake) }
                 if recognizer.utteranceSeconds >= settings.maxUtterance { try restart() }
             }
         }
         if !inSpeech, let deadline = followUpDeadline, sampleCount >= deadline { expireFollowUp() }
         // Also within speech: with the VAD off (or in an hour of chatter) a segment may never end.
-        if let idle = settings.releaseLanguageModelAfter, recognizer.languageModelLoaded,
+        if let idle = settings.releaseLanguageModelAfter, languageModelLoaded,
            sampleCount - lastLanguageModelUse >= AudioFormat.samples(idle) {
-            recognizer.releaseLanguageModel()
+            for recognizer in recognizers { recognizer.releaseLanguageModel() }
         }
+    }
+
+    /// A new segment's pitch, from its onset (absolute sample) to now; the standard recogniser takes it until
+    /// its talker's voice is known.
+    private func startPitch(from onset: Int) {
+        pitch.reset()
+        voiceChosen = settings.recognizer.highVoiceWarp == nil
+        recognizer = standardRecognizer
+        recognizer.segmentNoise = nil
+        guard !voiceChosen else { return }
+        var at = max(history.startSample, onset)
+        while at + AudioFormat.frameSamples <= sampleCount {
+            pitch.add(history.samples(from: at, to: at + AudioFormat.frameSamples)[...])
+            at += AudioFormat.frameSamples
+        }
+    }
+
+    /// Adds `frame` (the newest in `history`) to the segment's pitch; when that says the talker's voice is high,
+    /// hands the segment to the high-voice recogniser, which hears it again from its start (this frame
+    /// included). Returns whether it did.
+    private func chooseVoice(_ frame: ArraySlice<Int16>) throws(DecoderError) -> Bool {
+        guard !voiceChosen, let warp = settings.recognizer.highVoiceWarp else { return false }
+        pitch.add(frame)
+        guard let f0 = pitch.estimate else {
+            // A segment whose voice is still unknown after `restartOverlap` seconds keeps the standard one.
+            if sampleCount - segmentFrom > AudioFormat.samples(settings.restartOverlap) { voiceChosen = true }
+            return false
+        }
+        voiceChosen = true
+        guard f0 >= settings.recognizer.highVoiceHz, segmentFrom >= history.startSample else { return false }
+        if UtteranceRecognizer.tracing {
+            FileHandle.standardError.write(Data("voice: F0 \(Int(f0)) Hz, warp \(warp)\n".utf8))
+        }
+        let noise = recognizer.segmentNoise
+        recognizer.abandon()
+        if highVoiceRecognizer == nil {
+            var high = settings.recognizer
+            high.frequencyWarp = warp
+            highVoiceRecognizer = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase,
+                                                          settings: high)
+        }
+        recognizer = highVoiceRecognizer ?? standardRecognizer
+        recognizer.segmentNoise = noise
+        try beginUtterance(at: segmentFrom)
+        return true
     }
 
     private func beginUtterance(at from: Int, replayed: Int = 0) throws(DecoderError) {
