@@ -48,7 +48,7 @@ public struct PitchTracker: Sendable {
         guard window.count >= 2 * frame.count, voiced.count < Self.maxVoicedFrames,
               let period = Self.period(of: window, lowestHz: lowestHz, highestHz: highestHz,
                                        voicedCorrelation: voicedCorrelation) else { return }
-        voiced.append(period)
+        voiced.append((energy: period.energy, lag: period.lag))
         let loudest = voiced.map(\.energy).max() ?? 0
         let near = voiced.filter { 10 * log10(loudest / $0.energy) <= voicedRangeDB }.prefix(framesForEstimate)
         guard near.count >= framesForEstimate else { return }
