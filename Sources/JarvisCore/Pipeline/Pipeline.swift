@@ -81,14 +81,10 @@ public final class Pipeline {
     private var recognizers: [UtteranceRecognizer] { [standardRecognizer] + (highVoiceRecognizer.map { [$0] } ?? []) }
     /// The talker's F0 at the start of the current segment, which chooses its recogniser.
     private var pitch = PitchTracker()
-    /// Whether the current segment waits for its talker's pitch before its utterance begins (with the
-    /// recogniser for that voice, which then hears the segment from its start).
-    private var awaitingVoice = false
-    /// Absolute sample at which the current segment's utterance begins (its pre-roll included).
+    /// Whether the current segment's recogniser has been chosen by its pitch.
+    private var voiceChosen = false
+    /// Absolute sample at which the current segment's utterance began (its pre-roll included).
     private var segmentFrom = 0
-    /// Absolute sample at which the VAD said the current segment started (its first frames up to here are fed
-    /// to the recogniser at once, the later ones frame by frame, whenever the utterance begins).
-    private var segmentDetected = 0
     /// Carries out intents (dry-run unless the caller chose an executing one).
     private let processor: CommandProcessor
     private let emit: (Event) -> Void
@@ -187,7 +183,7 @@ public final class Pipeline {
         for recognizer in recognizers { recognizer.reset() }
         recognizer = standardRecognizer
         pitch.reset()
-        awaitingVoice = false
+        voiceChosen = false
         vad = EnergyVAD(settings: settings.vad)
         history = AudioHistory(capacity: AudioFormat.samples(settings.maxUtterance + 5))
         frameBuffer.removeAll(keepingCapacity: true)
@@ -210,7 +206,6 @@ public final class Pipeline {
         }
         if inSpeech {
             inSpeech = false
-            try beginWithVoice(force: true)
             recognizer.segmentNoise = segmentSNR.endSegment()
             emit(Event(t: now, .speechEnd))
             try endUtterance()
@@ -247,14 +242,12 @@ public final class Pipeline {
             let onset = frameStart - framesAgo * AudioFormat.frameSamples
             emit(Event(t: AudioFormat.seconds(onset), .speechStart))
             let from = max(history.startSample, onset - AudioFormat.samples(settings.preRoll))
-            segmentFrom = from
-            segmentDetected = sampleCount
             startPitch(from: onset)
-            if awaitingVoice { try beginWithVoice(force: false) } else if !muted { try beginUtterance(at: from) }
+            if !muted { try beginUtterance(at: from) }
+            segmentFrom = from
         case .speechEnd(let framesAgo):
             inSpeech = false
             segmentSNR.dropLast(framesAgo)
-            try beginWithVoice(force: true)
             recognizer.segmentNoise = segmentSNR.endSegment()
             // The hangover frames were fed too: the decoder saw the trailing silence.
             emit(Event(t: AudioFormat.seconds(sampleCount - framesAgo * AudioFormat.frameSamples), .speechEnd))
@@ -262,11 +255,8 @@ public final class Pipeline {
         case .none:
             // Every 10 frames (200 ms): the live wake check reads it; a sort of at most 3000 levels.
             if inSpeech && segmentSNR.levels.count % 10 == 0 { recognizer.segmentNoise = segmentSNR.estimate }
-            if inSpeech && awaitingVoice {
-                pitch.add(frame)
-                // This frame is in `history`: a utterance begun now hears it.
-                try beginWithVoice(force: sampleCount - segmentFrom > AudioFormat.samples(settings.restartOverlap))
-            } else if inSpeech && recognizer.utteranceStartSample != nil {
+            if inSpeech && recognizer.utteranceStartSample != nil {
+                if try chooseVoice(frame) { break }
                 if let wake = try recognizer.process(frame) { reportEarly(wake) }
                 if recognizer.utteranceSeconds >= settings.maxUtterance { try restart() }
             }
@@ -279,14 +269,14 @@ public final class Pipeline {
         }
     }
 
-    /// A new segment's pitch, from its onset (absolute sample) to now. With a high-voice warp the segment's
-    /// utterance waits for the talker's voice (`beginWithVoice`).
+    /// A new segment's pitch, from its onset (absolute sample) to now; the standard recogniser takes it until
+    /// its talker's voice is known.
     private func startPitch(from onset: Int) {
         pitch.reset()
+        voiceChosen = settings.recognizer.highVoiceWarp == nil
         recognizer = standardRecognizer
         recognizer.segmentNoise = nil
-        awaitingVoice = settings.recognizer.highVoiceWarp != nil && !muted
-        guard awaitingVoice else { return }
+        guard !voiceChosen else { return }
         var at = max(history.startSample, onset)
         while at + AudioFormat.frameSamples <= sampleCount {
             pitch.add(history.samples(from: at, to: at + AudioFormat.frameSamples)[...])
@@ -294,41 +284,34 @@ public final class Pipeline {
         }
     }
 
-    /// Begins the segment's utterance once its talker's pitch is known (or now, with `force`: the segment
-    /// ended, or its voice is still unknown after `restartOverlap` seconds), with the high-voice recogniser when
-    /// the voice is high (`RecognizerSettings.highVoiceHz`, made on first need), else the standard one. The
-    /// recogniser hears the segment from its start (the live decoder catches up at once), so no audio is decoded
-    /// twice; the first frames of a segment wait at most until 20 voiced frames were heard.
-    private func beginWithVoice(force: Bool) throws(DecoderError) {
-        guard awaitingVoice, pitch.estimate != nil || force else { return }
-        awaitingVoice = false
-        guard !muted else { return }
-        if let f0 = pitch.estimate, let warp = settings.recognizer.highVoiceWarp,
-           f0 >= settings.recognizer.highVoiceHz, segmentFrom >= history.startSample {
-            if UtteranceRecognizer.tracing {
-                FileHandle.standardError.write(Data("voice: F0 \(Int(f0)) Hz, warp \(warp)\n".utf8))
-            }
-            if highVoiceRecognizer == nil {
-                var high = settings.recognizer
-                high.frequencyWarp = warp
-                highVoiceRecognizer = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase,
-                                                              settings: high)
-            }
-            let noise = recognizer.segmentNoise
-            recognizer = highVoiceRecognizer ?? standardRecognizer
-            recognizer.segmentNoise = noise
+    /// Adds `frame` (the newest in `history`) to the segment's pitch; when that says the talker's voice is high,
+    /// hands the segment to the high-voice recogniser, which hears it again from its start (this frame
+    /// included). Returns whether it did.
+    private func chooseVoice(_ frame: ArraySlice<Int16>) throws(DecoderError) -> Bool {
+        guard !voiceChosen, let warp = settings.recognizer.highVoiceWarp else { return false }
+        pitch.add(frame)
+        guard let f0 = pitch.estimate else {
+            // A segment whose voice is still unknown after `restartOverlap` seconds keeps the standard one.
+            if sampleCount - segmentFrom > AudioFormat.samples(settings.restartOverlap) { voiceChosen = true }
+            return false
         }
-        // Fed as it would have been had the utterance begun at the segment's start: the live decoder's
-        // checks fall on the same frames.
-        let from = max(segmentFrom, history.startSample)
-        try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp)
-        var at = max(from, segmentDetected)
-        if let wake = try recognizer.process(history.samples(from: from, to: at)[...]) { reportEarly(wake) }
-        while at < sampleCount {
-            let end = min(sampleCount, at + AudioFormat.frameSamples)
-            if let wake = try recognizer.process(history.samples(from: at, to: end)[...]) { reportEarly(wake) }
-            at = end
+        voiceChosen = true
+        guard f0 >= settings.recognizer.highVoiceHz, segmentFrom >= history.startSample else { return false }
+        if UtteranceRecognizer.tracing {
+            FileHandle.standardError.write(Data("voice: F0 \(Int(f0)) Hz, warp \(warp)\n".utf8))
         }
+        let noise = recognizer.segmentNoise
+        recognizer.abandon()
+        if highVoiceRecognizer == nil {
+            var high = settings.recognizer
+            high.frequencyWarp = warp
+            highVoiceRecognizer = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase,
+                                                          settings: high)
+        }
+        recognizer = highVoiceRecognizer ?? standardRecognizer
+        recognizer.segmentNoise = noise
+        try beginUtterance(at: segmentFrom)
+        return true
     }
 
     private func beginUtterance(at from: Int, replayed: Int = 0) throws(DecoderError) {

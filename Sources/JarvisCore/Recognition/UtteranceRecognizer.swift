@@ -56,11 +56,11 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// the noise set's 2 → 4. 1.05: clean 91.3 %, babble 71.3 %; 1.15 and 1.2 lose clean clips of other voices.
     public var frequencyWarp: Double? = 1.1
     /// The frequency warp for a speech segment whose talker has a high voice: `PitchTracker`'s estimate of its
-    /// F0 at or above `highVoiceHz`. The pipeline then decodes the segment with a second recogniser, made on
-    /// first need; a segment's utterance begins once its first 20 voiced frames say which. A higher voice
-    /// usually means a shorter vocal tract and higher formants. Measured on the 192 real "jarvis" recordings
-    /// (`--wake-phrase jarvis`): 177 → 183 detected, still no false wake over the 1,385 real negatives;
-    /// espeak-ng's en-us+f3 voice 0 → 15 of 23 commands. nil: `frequencyWarp` for every voice.
+    /// F0 at or above `highVoiceHz`. The pipeline then hands the segment to a second recogniser, made on first
+    /// need, which hears it again from its start. A higher voice usually means a shorter vocal tract and higher
+    /// formants. Measured on the 192 real "jarvis" recordings (`--wake-phrase jarvis`): 177 → 184 detected,
+    /// still no false wake over the 1,385 real negatives; espeak-ng's en-us+f3 voice 0 → 15 of 23 commands.
+    /// nil: `frequencyWarp` for every voice.
     public var highVoiceWarp: Double? = 1.3
     /// F0 (Hz) from which a voice is high (`highVoiceWarp`). The dev set's voices lie at 90–172 Hz.
     public var highVoiceHz = 180.0
@@ -513,6 +513,16 @@ public final class UtteranceRecognizer {
         checkedCandidates.removeAll()
         earlyWake = nil
         meanTracker?.reset()
+    }
+
+    /// Drops the open utterance without decoding it (the pipeline hands the segment to the recogniser for its
+    /// talker's voice, `RecognizerSettings.highVoiceWarp`); the cepstral mean of earlier segments is kept.
+    public func abandon() {
+        decoder.endUtterance()
+        live?.endUtterance()
+        utteranceStartSample = nil
+        commandAudio.removeAll()
+        fed.removeAll(keepingCapacity: true)
     }
 
     /// Forgets the stream: no open utterance, no cepstral mean carried over from earlier segments.
