@@ -11,16 +11,17 @@ import Foundation
 ///
 /// Each 20 ms frame is analysed over the 40 ms that end with it (the frame and the one before): the lag of
 /// the highest peak of the autocorrelation between `lowestHz` and `highestHz` is the period, and the frame
-/// counts as voiced when that peak is at least `voicedCorrelation` of the zero-lag value. The estimate is the median period of
-/// the first `framesForEstimate` voiced frames that lie no more than `voicedRangeDB` under the loudest voiced
-/// frame so far (a faint hum or a voice in the background before the talker does not count); once made, it
-/// stays until `reset`.
+/// counts as voiced when that peak is at least `voicedCorrelation` of the zero-lag value. The estimate is the
+/// median period of the first `framesForEstimate` voiced frames that lie no more than `voicedRangeDB` under the
+/// loudest voiced frame so far (a faint hum or a voice in the background before the talker does not count);
+/// once made, it stays until `reset`.
 public struct PitchTracker: Sendable {
     public var lowestHz = 60.0
     public var highestHz = 400.0
     public var voicedCorrelation = 0.5
     public var voicedRangeDB = 20.0
-    /// Voiced frames (20 ms) the estimate needs: 10 is 0.2 s of voiced speech, about "hey ja".
+    /// Voiced frames (20 ms) the estimate needs: 20 is 0.4 s of voiced speech, about "hey jarv" (with 10 the
+    /// high "hey" alone decided).
     public var framesForEstimate = 20
 
     /// At most this many voiced frames are kept while no estimate can be made (5 s of voice).
@@ -29,6 +30,8 @@ public struct PitchTracker: Sendable {
     private var previous: [Float] = []
     /// The segment's voiced frames so far: zero-lag energy and period (samples).
     private var voiced: [(energy: Double, lag: Double)] = []
+    /// The largest energy in `voiced`.
+    private var loudest = 0.0
     public private(set) var estimate: Double?
 
     public init() {}
@@ -37,24 +40,23 @@ public struct PitchTracker: Sendable {
     public mutating func reset() {
         previous.removeAll(keepingCapacity: true)
         voiced.removeAll(keepingCapacity: true)
+        loudest = 0
         estimate = nil
     }
 
     /// Adds the next frame of the segment (16 kHz samples; the pipeline's 20 ms frames).
     public mutating func add(_ frame: ArraySlice<Int16>) {
         guard estimate == nil else { return }
-        let window = previous + frame.map(Float.init)
-        previous = frame.map(Float.init)
+        let samples = frame.map(Float.init)
+        let window = previous + samples
+        previous = samples
         guard window.count >= 2 * frame.count, voiced.count < Self.maxVoicedFrames,
               let period = Self.period(of: window, lowestHz: lowestHz, highestHz: highestHz,
                                        voicedCorrelation: voicedCorrelation) else { return }
         voiced.append((energy: period.energy, lag: period.lag))
-        let loudest = voiced.map(\.energy).max() ?? 0
+        loudest = max(loudest, period.energy)
         let near = voiced.filter { 10 * log10(loudest / $0.energy) <= voicedRangeDB }.prefix(framesForEstimate)
-        guard near.count >= framesForEstimate else { return }
-        let sorted = near.map(\.lag).sorted()
-        let n = sorted.count
-        let median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+        guard near.count >= framesForEstimate, let median = BenchmarkResult.median(near.map(\.lag)) else { return }
         estimate = Double(AudioFormat.sampleRate) / median
     }
 

@@ -238,7 +238,6 @@ public final class Pipeline {
         switch transition {
         case .speechStart(let framesAgo):
             inSpeech = true
-            recognizer.segmentNoise = nil
             let onset = frameStart - framesAgo * AudioFormat.frameSamples
             emit(Event(t: AudioFormat.seconds(onset), .speechStart))
             let from = max(history.startSample, onset - AudioFormat.samples(settings.preRoll))
