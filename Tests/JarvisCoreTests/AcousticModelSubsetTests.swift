@@ -46,6 +46,20 @@ final class AcousticModelSubsetTests: XCTestCase {
         XCTAssertLessThan(subset.mixtureWeights.count, 3 * 128 * subset.senoneCount + 1_000)
     }
 
+    /// `shared` hands back the subset made for the same words, and makes a new one for other words (the
+    /// cache is keyed on the pronunciations, not just the model).
+    func testSharedSubsetFollowsThePronunciations() throws {
+        let jarvis = [["HH", "EY"], ["JH", "AA", "R", "V", "AH", "S"]], davis = [["D", "EY", "V", "AH", "S"]]
+        let made = try AcousticModelSubset(modelFolder: model.acousticModel, pronunciations: davis)
+        let first = try AcousticModelSubset.shared(modelFolder: model.acousticModel, pronunciations: jarvis)
+        let again = try AcousticModelSubset.shared(modelFolder: model.acousticModel, pronunciations: jarvis)
+        XCTAssertEqual(first.modelDefinition, again.modelDefinition)
+        let other = try AcousticModelSubset.shared(modelFolder: model.acousticModel, pronunciations: davis)
+        XCTAssertNotEqual(other.modelDefinition, first.modelDefinition)
+        XCTAssertEqual(other.modelDefinition, made.modelDefinition)
+        XCTAssertEqual(other.mixtureWeights, made.mixtureWeights)
+    }
+
     /// The property that matters: a decoder over the subset hears the same path as one over the whole model,
     /// word for word and frame for frame, with the acoustic score within 2 % (the live decoder's wake grammar
     /// over the fixture's "hey jarvis, scroll down"; measured 1.3 %: senones no longer computed for contexts

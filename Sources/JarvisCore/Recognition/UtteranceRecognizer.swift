@@ -374,7 +374,7 @@ public final class UtteranceRecognizer {
             .filter { words.contains(PocketSphinxDecoder.baseWord($0.word)) }
             .map { $0.phones.split(separator: " ").map(String.init) }
         do {
-            let subset = try AcousticModelSubset(modelFolder: model.acousticModel, pronunciations: pronunciations)
+            let subset = try AcousticModelSubset.shared(modelFolder: model.acousticModel, pronunciations: pronunciations)
             let folder = try subset.writeTemporary()
             defer { try? FileManager.default.removeItem(atPath: folder) }
             return try PocketSphinxDecoder(model: model, extraArguments: arguments + [
