@@ -70,34 +70,36 @@ public struct PitchTracker: Sendable {
         let shortest = Int(Double(AudioFormat.sampleRate) / highestHz)
         let longest = min(x.count - 1, Int(Double(AudioFormat.sampleRate) / lowestHz))
         guard shortest < longest else { return nil }
-        func correlation(_ lag: Int) -> Double {
-            x.withUnsafeBufferPointer { p in
-                // Eight running sums (SIMD): the inner loop of the tracker, 227 lags of ~500 products a frame.
-                let n = p.count - lag
-                guard let base = p.baseAddress, n > 0 else { return 0 }
-                var sums = SIMD8<Float>(repeating: 0)
-                var i = 0
-                while i + 8 <= n {
-                    let a = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self)
-                    let b = UnsafeRawPointer(base + i + lag).loadUnaligned(as: SIMD8<Float>.self)
-                    sums += a * b
-                    i += 8
-                }
-                var sum = sums.sum()
-                while i < n { sum += p[i] * p[i + lag]; i += 1 }
-                return Double(sum)
-            }
-        }
-        let energy = correlation(0)
-        guard energy > 0 else { return nil }
+        guard let (energy, values) = x.withUnsafeBufferPointer({ p -> (Double, [Double])? in
+            let energy = Double(lagProduct(p, lag: 0))
+            guard energy > 0 else { return nil }
+            return (energy, (shortest...longest).map { Double(lagProduct(p, lag: $0)) })
+        }) else { return nil }
         // The highest local maximum strictly inside the range: noise whose power falls with frequency (brown or
         // pink noise, rumble) correlates best at the shortest lag and then less and less, without a peak.
-        let values = (shortest...longest).map(correlation)
         var best: Int?, bestValue = -Double.infinity
         for i in 1..<(values.count - 1) where values[i] > values[i - 1] && values[i] >= values[i + 1] {
             if values[i] > bestValue { best = shortest + i; bestValue = values[i] }
         }
         guard let best, bestValue >= voicedCorrelation * energy else { return nil }
         return (Double(best), energy)
+    }
+
+    /// Σ x[i]·x[i + lag] over the samples that overlap (the autocorrelation at `lag` samples), eight products
+    /// at a time: the tracker's inner loop, about 230 lags of about 500 products per 20 ms frame.
+    static func lagProduct(_ x: UnsafeBufferPointer<Float>, lag: Int) -> Float {
+        let n = x.count - lag
+        guard let base = x.baseAddress, n > 0 else { return 0 }
+        var sums = SIMD8<Float>(repeating: 0)
+        var i = 0
+        while i + 8 <= n {
+            let a = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self)
+            let b = UnsafeRawPointer(base + i + lag).loadUnaligned(as: SIMD8<Float>.self)
+            sums += a * b
+            i += 8
+        }
+        var sum = sums.sum()
+        while i < n { sum += x[i] * x[i + lag]; i += 1 }
+        return sum
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The part of a PocketSphinx acoustic model that a decoder over a small grammar can ever use: its
 /// context-independent phones, the triphones of the grammar's words (every cross-word context of their first
@@ -96,27 +97,15 @@ public struct AcousticModelSubset: Sendable {
     /// second recogniser (`RecognizerSettings.highVoiceWarp`) and each file of a `replay` or `eval` ask for the
     /// same one (measured: making it is about 2 % of the dev stream's CPU).
     public static func shared(modelFolder: String, pronunciations: [[String]]) throws(Unsupported) -> AcousticModelSubset {
-        try lastMade.value(for: Key(modelFolder: modelFolder, pronunciations: pronunciations)) { () throws(Unsupported) in
-            try AcousticModelSubset(modelFolder: modelFolder, pronunciations: pronunciations)
-        }
-    }
-
-    private struct Key: Hashable { let modelFolder: String; let pronunciations: [[String]] }
-    private static let lastMade = LastMade()
-
-    /// One (key, subset) pair behind a lock.
-    private final class LastMade: @unchecked Sendable {
-        private let lock = NSLock()
-        private var entry: (key: Key, subset: AcousticModelSubset)?
-
-        func value(for key: Key, make: () throws(Unsupported) -> AcousticModelSubset) throws(Unsupported) -> AcousticModelSubset {
-            lock.lock(); defer { lock.unlock() }
-            if let entry, entry.key == key { return entry.subset }
-            let subset = try make()
-            entry = (key, subset)
+        try lastMade.withLock { last throws(Unsupported) -> AcousticModelSubset in
+            if let last, last.modelFolder == modelFolder, last.pronunciations == pronunciations { return last.subset }
+            let subset = try AcousticModelSubset(modelFolder: modelFolder, pronunciations: pronunciations)
+            last = (modelFolder, pronunciations, subset)
             return subset
         }
     }
+
+    private static let lastMade = Mutex<(modelFolder: String, pronunciations: [[String]], subset: AcousticModelSubset)?>(nil)
 
     /// Writes `mdef` and `sendump` into a new temporary folder and returns its path (the caller removes it
     /// once the decoder is made: the definition is read whole, the weights' mapping outlives the file).
