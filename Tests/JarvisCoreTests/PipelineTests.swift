@@ -493,6 +493,9 @@ extension PipelineTests {
         XCTAssertEqual(intents(events).map(\.name), ["scroll"])
         var rawLive = PipelineSettings()
         rawLive.recognizer.floorLiveAudio = false
+        // A live decoder that waits for the voice (`liveHoldForVoice`) starts on more of the speech, and then
+        // hears this one without the floor too: the test pins a live decoder that starts 0.5 s in.
+        rawLive.liveHoldForVoice = nil
         let without = try run("espeak_gb_scroll_left.flac", settings: rawLive)
         XCTAssertEqual(count(without, "wake"), 0)
         XCTAssertEqual(intents(without), [])
@@ -539,6 +542,30 @@ extension PipelineTests {
         let slt = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
         try pipeline.process(Array(slt[..<(slt.count * 2 / 3)]))
         XCTAssertFalse(pipeline.decodesAHighVoice)
+    }
+
+    /// While the talker's voice is unknown, the standard recogniser's live decoder waits: a high voice goes to
+    /// the high-voice recogniser without live decoding lost, with the same events. Without the wait the
+    /// standard live decoder had started on it (so the test can fail). A low voice's wake is still reported
+    /// before the utterance ends (`testWakeIsReportedBeforeTheUtteranceEnds`), with the same events.
+    func testTheLiveDecoderWaitsForTheVoice() throws {
+        func run(_ fixture: String, hold: Double?) throws -> (events: [Event], lost: Int) {
+            var settings = PipelineSettings()
+            settings.liveHoldForVoice = hold
+            var events: [Event] = []
+            let pipeline = try Pipeline(settings: settings) { events.append($0) }
+            try feed(try readAll(fixtures.appendingPathComponent(fixture).path), to: pipeline)
+            return (events, pipeline.liveSamplesAbandoned)
+        }
+        let held = try run("espeak_f3_new_tab.flac", hold: 1.0)
+        let eager = try run("espeak_f3_new_tab.flac", hold: nil)
+        XCTAssertEqual(held.lost, 0)
+        XCTAssertGreaterThan(eager.lost, 0)
+        XCTAssertEqual(intents(held.events).map(\.slots["target"]), [.string("new_tab")])
+        XCTAssertEqual(held.events.map(\.type), eager.events.map(\.type))
+        let low = try run("scroll_down.wav", hold: 1.0), lowEager = try run("scroll_down.wav", hold: nil)
+        XCTAssertEqual(low.events.map(\.type), lowEager.events.map(\.type))
+        XCTAssertEqual(intents(low.events), intents(lowEager.events))
     }
 
     /// An unsure command in clean audio is taken when the language model heard one of its words on any of its

@@ -504,6 +504,7 @@ public final class UtteranceRecognizer {
         fed.removeAll(keepingCapacity: true)
         frameOffset = 0
         liveStarted = false
+        liveSamplesThisUtterance = 0
         liveFloored = false
         liveOffset = 0
         samplesSinceCheck = 0
@@ -518,6 +519,8 @@ public final class UtteranceRecognizer {
     /// Drops the open utterance without decoding it (the pipeline hands the segment to the recogniser for its
     /// talker's voice, `RecognizerSettings.highVoiceWarp`); the cepstral mean of earlier segments is kept.
     public func abandon() {
+        holdsLive = false
+        liveSamplesAbandoned += liveSamplesThisUtterance
         decoder.endUtterance()
         live?.endUtterance()
         utteranceStartSample = nil
@@ -527,6 +530,7 @@ public final class UtteranceRecognizer {
 
     /// Forgets the stream: no open utterance, no cepstral mean carried over from earlier segments.
     public func reset() {
+        holdsLive = false
         decoder.endUtterance()
         live?.endUtterance()
         utteranceStartSample = nil
@@ -549,12 +553,12 @@ public final class UtteranceRecognizer {
         let chunk = liveAudio(from: chunkStart)
         meanTracker.add(chunk)
         if !liveStarted {
-            guard fed.count >= AudioFormat.samples(settings.liveStartDelay) else { return nil }
+            guard !holdsLive, fed.count >= AudioFormat.samples(settings.liveStartDelay) else { return nil }
             try live.startUtterance()
             live.setLiveMean(liveMean())
             liveStarted = true
             liveOffset = 0
-            try live.process(liveAudio(from: 0))
+            try decodeLive(liveAudio(from: 0))
         } else if fed.count - samples.count - liveOffset >= AudioFormat.samples(settings.liveWindow) {
             // Start over on the last `liveOverlap` (frame-aligned), so a wake phrase across the seam is whole.
             live.endUtterance()
@@ -562,10 +566,10 @@ public final class UtteranceRecognizer {
             liveOffset = max(liveOffset, fed.count - back)
             try live.startUtterance()
             live.setLiveMean(liveMean())
-            try live.process(liveAudio(from: liveOffset))
+            try decodeLive(liveAudio(from: liveOffset))
         } else {
             live.setLiveMean(liveMean())
-            try live.process(chunk)
+            try decodeLive(chunk)
         }
         // The best path is traced back at most every `liveCheckInterval` of audio (a backtrace per 20 ms
         // frame cost about a tenth of the decoding).
@@ -574,6 +578,33 @@ public final class UtteranceRecognizer {
         samplesSinceCheck = 0
         return try checkLiveWake()
     }
+
+    /// Whether the live decoder waits (the segment's audio is collected and its cepstral mean followed): the
+    /// pipeline holds it while the talker's voice, and so the recogniser, is not known yet
+    /// (`RecognizerSettings.highVoiceWarp`). `releaseLive()` lets it start.
+    public private(set) var holdsLive = false
+
+    /// Holds the live decoder (`holdsLive`) until `releaseLive()`, `abandon()` or `reset()`.
+    public func holdLive() { holdsLive = true }
+
+    /// Lets the live decoder start: on all the open utterance's audio so far when it is long enough.
+    @discardableResult
+    public func releaseLive() throws(DecoderError) -> UtteranceResult.WakeSpan? {
+        guard holdsLive else { return nil }
+        holdsLive = false
+        samplesSinceCheck = Int.max / 2  // look at its best path right away
+        return try process([])
+    }
+
+    private func decodeLive(_ samples: ArraySlice<Int16>) throws(DecoderError) {
+        try live?.process(samples)
+        liveSamplesThisUtterance += samples.count
+    }
+
+    /// Samples the live decoder has decoded in the open utterance.
+    private var liveSamplesThisUtterance = 0
+    /// Samples the live decoder had decoded in utterances dropped undecoded (`abandon()`): work lost.
+    private(set) var liveSamplesAbandoned = 0
 
     /// `fed` from `offset` on as the live decoder hears it: with `noiseFloor` under it from the first chunk of
     /// the segment that holds digital silence on (`floorLiveAudio`).
