@@ -130,6 +130,23 @@ final class CommandSetTests: XCTestCase {
         XCTAssertFalse(accepts(follow, ["hey", "jarvis", "new", "tab"]), "follow-up has no wake phrase")
     }
 
+    /// The live decoder's wake graph follows the wake phrase with the first word of each command only.
+    func testWakeGraphWithTheFirstWordsOfCommands() {
+        let commands = GrammarGenerator(commands: set).commandsGraph()
+        XCTAssertTrue(commands.firstWords.isSuperset(of: ["scroll", "click", "go", "search", "page"]))
+        XCTAssertFalse(commands.firstWords.contains("down"), "only a second word")
+        XCTAssertFalse(commands.firstWords.contains("for"), "only a second word")
+        var generator = GrammarGenerator(commands: set)
+        generator.firstWordsOfCommands = true
+        let g = generator.wakeGraph(wakeWords: ["hey", "jarvis"])
+        XCTAssertTrue(accepts(g, ["hey", "jarvis", "scroll"]))
+        XCTAssertTrue(accepts(g, ["hey", "jarvis", "scroll", "ph_d", "ph_aw", "ph_n"]), "the rest as speech")
+        XCTAssertTrue(accepts(g, ["hey", "jarvis"]))
+        XCTAssertTrue(accepts(g, ["ph_w", "ph_ah", "ph_t"]))
+        XCTAssertFalse(accepts(g, ["hey", "jarvis", "scroll", "down"]), "no second word of a command")
+        XCTAssertFalse(g.words.contains("down"))
+    }
+
     /// The commands-only graph (which command best covers a command and the phones after it): exactly one
     /// command, no free speech around it.
     func testCommandsGraphHoldsOneCommandAndNothingElse() {

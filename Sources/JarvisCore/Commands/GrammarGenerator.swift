@@ -29,6 +29,21 @@ public struct GrammarGraph: Sendable, Equatable {
     /// Every word the graph can emit.
     public var words: Set<String> { Set(transitions.compactMap(\.word)) }
 
+    /// The words that can come first: those on a transition reached from `start` through wordless ones.
+    public var firstWords: Set<String> {
+        var seen: Set<Int> = [start], states = [start], words: Set<String> = []
+        while let state = states.popLast() {
+            for t in transitions where t.from == state {
+                if let word = t.word {
+                    words.insert(word)
+                } else if seen.insert(t.to).inserted {
+                    states.append(t.to)
+                }
+            }
+        }
+        return words
+    }
+
     /// PocketSphinx's text FSG format (for people and for `jarvis commands --grammar`).
     public var fsgText: String {
         var lines = ["FSG_BEGIN jarvis", "NUM_STATES \(stateCount)", "START_STATE \(start)", "FINAL_STATE \(final)"]
@@ -160,6 +175,10 @@ public struct GrammarGenerator: Sendable {
     /// Whether the commands are searched as one minimal deterministic graph (`GrammarGraph.minimized`) rather
     /// than a branch per phrasing.
     public var minimize = true
+    /// Whether a command after the wake phrase is only its first word (then the loop, or the end): enough to
+    /// anchor the wake phrase's end for a decoder that only proposes wake candidates (the live one), with
+    /// fewer words to keep active after each of its candidates.
+    public var firstWordsOfCommands = false
 
     /// A coarser loop (`RecognizerSettings.liveLoopPhones`, cheaper but less precise there): two or three
     /// phones of each broad class (open, close, central and r-coloured vowels; fricatives; voiceless stops;
@@ -261,7 +280,11 @@ public struct GrammarGenerator: Sendable {
 
     /// Command or free speech from `from` to `end`.
     func addTail(_ g: inout GrammarGraph, from: Int, to end: Int) {
-        g.splice(commandsGraph(), from: from, to: end)
+        if firstWordsOfCommands {
+            for word in commandsGraph().firstWords.sorted() { g.add(from, end, word) }
+        } else {
+            g.splice(commandsGraph(), from: from, to: end)
+        }
         let garbage = g.newState()
         g.add(from, garbage, nil, -garbageCost)
         g.add(phoneLoop(&g, from: garbage), end, nil)
