@@ -31,17 +31,24 @@ public struct GrammarGraph: Sendable, Equatable {
 
     /// The words that can come first: those on a transition reached from `start` through wordless ones.
     public var firstWords: Set<String> {
-        var seen: Set<Int> = [start], states = [start], words: Set<String> = []
-        while let state = states.popLast() {
-            for t in transitions where t.from == state {
-                if let word = t.word {
-                    words.insert(word)
-                } else if seen.insert(t.to).inserted {
-                    states.append(t.to)
-                }
-            }
+        let reached = Set(Self.closure([start], through: nullTransitions()))
+        return Set(transitions.filter { reached.contains($0.from) }.compactMap(\.word))
+    }
+
+    /// For each state, where its wordless transitions lead.
+    private func nullTransitions() -> [[Int]] {
+        var nulls = [[Int]](repeating: [], count: stateCount)
+        for t in transitions where t.word == nil { nulls[t.from].append(t.to) }
+        return nulls
+    }
+
+    /// `states` and every state their wordless transitions (`nulls`, from `nullTransitions()`) reach, sorted.
+    private static func closure(_ states: [Int], through nulls: [[Int]]) -> [Int] {
+        var seen = Set(states), stack = states
+        while let s = stack.popLast() {
+            for n in nulls[s] where seen.insert(n).inserted { stack.append(n) }
         }
-        return words
+        return seen.sorted()
     }
 
     /// PocketSphinx's text FSG format (for people and for `jarvis commands --grammar`).
@@ -71,19 +78,12 @@ extension GrammarGraph {
                 (a.word, a.logProbability) < (b.word, b.logProbability)
             }
         }
-        var nulls = [[Int]](repeating: [], count: stateCount)
+        let nulls = nullTransitions()
         var arcs = [[(Label, Int)]](repeating: [], count: stateCount)
         for t in transitions {
             if let w = t.word { arcs[t.from].append((Label(word: w, logProbability: t.logProbability), t.to)) }
-            else { nulls[t.from].append(t.to) }
         }
-        func closure(_ states: [Int]) -> [Int] {
-            var seen = Set(states), stack = states
-            while let s = stack.popLast() {
-                for n in nulls[s] where seen.insert(n).inserted { stack.append(n) }
-            }
-            return seen.sorted()
-        }
+        func closure(_ states: [Int]) -> [Int] { Self.closure(states, through: nulls) }
         // Subset construction: each deterministic state is the set of states the graph can be in.
         var subsets = [closure([start])]
         var index = [subsets[0]: 0]

@@ -140,8 +140,9 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// (`GrammarGenerator.firstWordsOfCommands`) rather than whole commands: it only proposes candidates, and
     /// a first word anchors the name's end as well (with no command after it at all, "jarvis" ran on into
     /// the command and no wake was reported early). Measured: the dev stream's CPU −2 % (3.39 → 3.32 s,
-    /// medians of alternating runs) and peak memory 92.0 → 90.2 MB (a smaller model cut), the same dev, real-recording, non-command, voice, name, variant and
-    /// other-voice tables; the noise set one command and one false wake fewer (cwhite15 89.6 → 88.7 % woken).
+    /// medians of alternating runs) and peak memory 92.0 → 90.2 MB (a smaller model cut); the same dev,
+    /// real-recording, non-command, voice, name, variant and other-voice tables; the noise set one command
+    /// and one false wake fewer (cwhite15 89.6 → 88.7 % woken).
     public var liveCommandFirstWords = true
     /// The live decoder loads only the part of the acoustic model its grammar can use
     /// (`AcousticModelSubset`: the context-independent phones and the triphones of the grammar's words and loop
@@ -600,8 +601,10 @@ public final class UtteranceRecognizer {
     public func releaseLive() throws(DecoderError) -> UtteranceResult.WakeSpan? {
         guard holdsLive else { return nil }
         holdsLive = false
-        samplesSinceCheck = Int.max / 2  // look at its best path right away
-        return try process([])
+        try process([])  // starts it on the audio held (a held decoder counted no samples towards a check)
+        guard liveStarted, !liveDone else { return nil }
+        samplesSinceCheck = 0
+        return try checkLiveWake()  // its best path over all of it, right away
     }
 
     private func decodeLive(_ samples: ArraySlice<Int16>) throws(DecoderError) {
