@@ -9,6 +9,8 @@ Each case runs --runs times for each program; the table shows medians. CPU is us
 the whole process (model loading included) per minute of audio; RSS: the peak resident set, and jarvis's
 resident set at the end of the run (the search language model is released after 120 s unused).
 Latencies come from `jarvis bench` (audio time from the end of the wake phrase / command to the event).
+"own scoring" is jarvis with PocketSphinx's own Gaussian scoring (`--gaussians pocketsphinx`) instead of the
+SIMD scorer, which gives the same scores: the same events, to compare the CPU.
 
 --long also replays 60 minutes with the VAD off (continuous decoding, a restart every 55 s) and samples
 the process's resident memory as it goes.
@@ -127,11 +129,17 @@ def main():
     rows = []
     for name, path in cases.items():
         seconds = duration(path)
-        j_cpu, p_cpu, lat = [], [], None
+        j_cpu, p_cpu, o_cpu, lat = [], [], [], None
         for _ in range(args.runs):
             out, cpu = measure([args.bin, "bench", path, "--json"])
             j_cpu.append(cpu)
             lat = json.loads(out.strip().splitlines()[-1])
+            own, cpu = measure([args.bin, "bench", path, "--json", "--gaussians", "pocketsphinx"])
+            o_cpu.append(cpu)
+            own = json.loads(own.strip().splitlines()[-1])
+            if (own["wakes"], own["intents"]) != (lat["wakes"], lat["intents"]):
+                raise SystemExit(f"bench: {name}: own scoring heard {own['wakes']}/{own['intents']}, "
+                                 f"the SIMD scorer {lat['wakes']}/{lat['intents']} wakes/intents")
             if psc:
                 _, cpu = measure([psc, "-infile", path, "-keyphrase", "hey jarvis", "-kws_threshold", "1e-20",
                                      "-logfn", "/dev/null"])
@@ -140,20 +148,23 @@ def main():
         p_rss = peak_rss_of([psc, "-infile", path, "-keyphrase", "hey jarvis", "-kws_threshold", "1e-20",
                              "-logfn", "/dev/null"]) if psc else None
         rows.append((name, seconds, statistics.median(j_cpu), statistics.median(p_cpu) if p_cpu else None,
-                     j_rss, p_rss, lat))
+                     j_rss, p_rss, lat, statistics.median(o_cpu)))
 
     print(f"# jarvis benchmark ({args.runs} runs per program and case, medians; {os.cpu_count()} cores)\n")
     print("| case | audio | jarvis CPU s/min | jarvis % core | jarvis peak RSS MB | jarvis end RSS MB | kws CPU s/min "
-          "| kws % core | kws RSS MB | CPU ratio jarvis/kws | wakes | intents | wake latency | intent latency |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for name, seconds, jc, pc, jr, pr, lat in rows:
+          "| kws % core | kws RSS MB | CPU ratio jarvis/kws | own scoring CPU s/min | CPU ratio jarvis/own "
+          "| wakes | intents | wake latency | intent latency |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, seconds, jc, pc, jr, pr, lat, oc in rows:
         per = lambda c: c / seconds * 60
         pct = lambda c: c / seconds * 100
         ms = lambda v: "-" if v is None else f"{v * 1000:.0f} ms"
         kws = f"{per(pc):.3f} | {pct(pc):.2f} | {pr:.1f} | {jc / pc:.2f}" if pc else "- | - | - | -"
-        print(f"| {name} | {seconds:.0f} s | {per(jc):.3f} | {pct(jc):.2f} | {jr:.1f} | {lat['end_rss_mb']:.1f} | {kws} | {lat['wakes']} | "
+        print(f"| {name} | {seconds:.0f} s | {per(jc):.3f} | {pct(jc):.2f} | {jr:.1f} | {lat['end_rss_mb']:.1f} | {kws} | "
+              f"{per(oc):.3f} | {jc / oc:.2f} | {lat['wakes']} | "
               f"{lat['intents']} | {ms(lat['wake_latency_median'])} | {ms(lat['intent_latency_median'])} |")
-    print("\nkws = pocketsphinx_continuous -keyphrase \"hey jarvis\" -kws_threshold 1e-20 (Debian), same files, same run.")
+    print("\nkws = pocketsphinx_continuous -keyphrase \"hey jarvis\" -kws_threshold 1e-20 (Debian), same files, same run; "
+          "own scoring = jarvis --gaussians pocketsphinx (PocketSphinx's Gaussian code, the same events).")
     if args.long:
         long_replay(args.bin, args.dir, 60)
 

@@ -35,6 +35,9 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Streaming wake: on (the wake phrase is reported as soon as it is heard), or off (after the utterance).", visibility: .hidden))
     var streamingWake = "on"
 
+    @Option(name: .long, help: ArgumentHelp("Who scores the acoustic model's Gaussians: fast (SIMD, the same scores) or pocketsphinx (its own code; for comparison).", visibility: .hidden))
+    var gaussians = "fast"
+
     @Option(name: .long, help: ArgumentHelp("Restart a decoder after this many seconds of continuous decoding.", visibility: .hidden))
     var maxUtterance = 55.0
 
@@ -93,6 +96,8 @@ struct CommonOptions: ParsableArguments {
         if let confidentWake { s.confidentWake = confidentWake }
         guard streamingWake == "on" || streamingWake == "off" else { throw ValidationError("--streaming-wake must be on or off.") }
         r.streamingWake = streamingWake == "on"
+        guard gaussians == "fast" || gaussians == "pocketsphinx" else { throw ValidationError("--gaussians must be fast or pocketsphinx.") }
+        r.fastGaussianScoring = gaussians == "fast"
         r.model = ModelPaths(root: model)
         s.recognizer = r
         return s

@@ -66,6 +66,10 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var highVoiceHz = 180.0
     /// Model paths.
     public var model = ModelPaths.debianDefault
+    /// Score the acoustic model's tied-mixture Gaussians with the SIMD scorer (`GaussianScoring`): the same
+    /// senone scores to the bit as PocketSphinx's own code (checked frame by frame over the dev set: 673,681
+    /// frames, none differed), for 40 % less CPU (the dev stream 3.46 → 2.06 s). false: PocketSphinx scores.
+    public var fastGaussianScoring = true
     /// Streaming wake: a second decoder follows the speech as it comes (live CMN, warm-started from the
     /// cepstral mean of the segment so far and of the previous ones) and reports the wake phrase as soon as
     /// its best path has passed it and it verifies, instead of after the whole utterance.
@@ -375,8 +379,8 @@ public final class UtteranceRecognizer {
     /// The live decoder; with `graph`, over the part of the acoustic model that graph's words can use
     /// (`AcousticModelSubset`), or the whole model when that part cannot be made or loaded.
     private static func liveDecoder(model: ModelPaths, arguments: [(String, String)], subsetFor graph: GrammarGraph?,
-                                    dictionary: GrammarDictionary) throws(DecoderError) -> PocketSphinxDecoder {
-        guard let graph else { return try PocketSphinxDecoder(model: model, extraArguments: arguments) }
+                                    dictionary: GrammarDictionary, fast: Bool) throws(DecoderError) -> PocketSphinxDecoder {
+        guard let graph else { return try PocketSphinxDecoder(model: model, extraArguments: arguments, fastGaussians: fast) }
         let words = Set(graph.transitions.compactMap(\.word))
         let pronunciations = dictionary.entries
             .filter { words.contains(PocketSphinxDecoder.baseWord($0.word)) }
@@ -387,10 +391,10 @@ public final class UtteranceRecognizer {
             defer { try? FileManager.default.removeItem(atPath: folder) }
             return try PocketSphinxDecoder(model: model, extraArguments: arguments + [
                 ("-mdef", folder + "/mdef"), ("-sendump", folder + "/sendump"),
-            ])
+            ], fastGaussians: fast)
         } catch {
             if tracing { FileHandle.standardError.write(Data("live decoder: whole acoustic model (\(error))\n".utf8)) }
-            return try PocketSphinxDecoder(model: model, extraArguments: arguments)
+            return try PocketSphinxDecoder(model: model, extraArguments: arguments, fastGaussians: fast)
         }
     }
 
@@ -415,7 +419,7 @@ public final class UtteranceRecognizer {
         decoder = try PocketSphinxDecoder(model: grammarModel, extraArguments: [
             ("-cmn", "batch"),
             ("-wip", String(settings.wordInsertionPenalty)),
-        ] + settings.warpArguments)
+        ] + settings.warpArguments, fastGaussians: settings.fastGaussianScoring)
         let generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
                                          noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
         let wakeGraph = generator.wakeGraph(wakeWords: wakeWords), followUpGraph = generator.followUpGraph()
@@ -436,7 +440,7 @@ public final class UtteranceRecognizer {
             let liveGraph = liveGenerator.wakeGraph(wakeWords: wakeWords)
             let liveDecoder = try Self.liveDecoder(model: grammarModel, arguments: liveArgs,
                                                    subsetFor: settings.liveModelSubset ? liveGraph : nil,
-                                                   dictionary: dictionary)
+                                                   dictionary: dictionary, fast: settings.fastGaussianScoring)
             try liveDecoder.addGraph(name: "wake", liveGraph)
             try liveDecoder.useSearch("wake")
             live = liveDecoder
