@@ -56,6 +56,27 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertTrue(wakes.allSatisfy { $0 < 3 }, "\(wakes)")
     }
 
+    /// PocketSphinx's own Gaussian scoring (`--gaussians pocketsphinx`) and the SIMD scorer give the same scores,
+    /// so the same events to the last digit (the end event's CPU seconds aside); the checking mode, asked for by
+    /// the environment, compares every frame and reports none different.
+    func testTheGaussianScorerChangesNoEvent() throws {
+        let files = [fixture("session.wav"), fixture("search_pizza.wav"), fixture("noisy_page_down.wav")]
+        func events(_ r: Result) -> [String] {
+            r.stdout.split(separator: "\n").map(String.init).filter { !$0.contains("\"type\":\"end\"") }
+        }
+        let fast = try JarvisBinary.run(binary, ["replay"] + files + ["--json"], environment: ["JARVIS_CHECK_GAUSSIANS": "1"])
+        let own = try jarvis(["replay"] + files + ["--json", "--gaussians", "pocketsphinx"])
+        XCTAssertEqual(fast.status, 0, fast.stderr)
+        XCTAssertEqual(own.status, 0, own.stderr)
+        XCTAssertEqual(events(fast), events(own))
+        XCTAssertEqual(fast.events("intent").count, 5)
+        let report = try XCTUnwrap(fast.stderr.split(separator: "\n").first { $0.hasPrefix("gaussian scoring check:") })
+        XCTAssertTrue(report.hasSuffix(" 0 differed"), String(report))
+        let compared = Int(report.split(separator: " ")[3]) ?? 0
+        XCTAssertGreaterThan(compared, 2_000, "every decoder's frames compared: \(report)")
+        XCTAssertEqual(try jarvis(["replay", files[0], "--gaussians", "slow"]).status, 2)
+    }
+
     func testReadableOutputByDefault() throws {
         let r = try jarvis(["replay", fixture("scroll_down.wav")])
         XCTAssertEqual(r.status, 0)
