@@ -15,7 +15,9 @@
 // operations in the same order as PocketSphinx does for one Gaussian, so every lane's score is the same float;
 // the lanes that end at least as good as the N-th best (as it stood when the block began: it only rises) then
 // go through PocketSphinx's own test and insertion one at a time, in Gaussian order, so the lists come out the
-// same, ties included. Steps 1, 2, 4 and 5 are done as PocketSphinx does them.
+// same, ties included. Step 2 scores eight (codebook, rank) pairs of a stream side by side the same way (AVX2
+// only: their Gaussians are gathered), then sorts each list as PocketSphinx does. Steps 1, 4 and 5 are done as
+// PocketSphinx does them.
 
 #include "gaussian_scoring.h"
 
@@ -121,6 +123,8 @@ enum {
     MAX_NEGATED_SCORE = 96, // MAX_NEG_ASCR
     MAX_STREAMS = 8,
     MAX_DIMENSIONS = 64,
+    MAX_CODEBOOKS = 256,
+    MAX_TOPN = 16,
 };
 static const int32 worst_score = (int32)0xE0000000; // WORST_SCORE
 
@@ -141,9 +145,17 @@ typedef struct layout_s {
 static pthread_mutex_t layouts_lock = PTHREAD_MUTEX_INITIALIZER;
 static layout_t *layouts;
 
+// FNV-1a over 8-byte words (then the bytes left): the key of a model's Gaussians, made at every decoder's start.
 static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
     const unsigned char *b = p;
-    for (size_t i = 0; i < n; ++i) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h ^= w;
+        h *= 1099511628211ULL;
+    }
+    for (; i < n; ++i) {
         h ^= b[i];
         h *= 1099511628211ULL;
     }
@@ -276,6 +288,13 @@ static long checked_frames, mismatched_frames;
 
 typedef void (*codebook_kernel_fn)(const ptm_t *s, const layout_t *l, int cb, int f, const mfcc_t *z);
 static codebook_kernel_fn codebook_kernel;
+// Step 2 for one stream of every codebook.
+typedef void (*rescore_fn)(const ptm_t *s, const layout_t *l, int f, const mfcc_t *z);
+static void rescore_best(const ptm_t *s, const layout_t *l, int f, const mfcc_t *z);
+#if defined(__x86_64__)
+static void rescore_best_avx2(const ptm_t *s, const layout_t *l, int f, const mfcc_t *z);
+#endif
+static rescore_fn rescore_kernel = rescore_best;
 static const char *kernel_name = "none";
 
 // Offers Gaussian `cw`, scored `d`, to a codebook stream's best-N list (sorted, best first), as PocketSphinx
@@ -395,9 +414,11 @@ static void choose_kernel(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) {
         codebook_kernel = search_codebook_avx2;
+        rescore_kernel = rescore_best_avx2;
         kernel_name = "avx2";
     } else {
         codebook_kernel = search_codebook_sse2;
+        rescore_kernel = rescore_best;
         kernel_name = "sse2";
     }
 }
@@ -417,11 +438,13 @@ int jarvis_fast_gaussians_use_kernel(const char *name) {
 #if defined(__x86_64__)
     if (strcmp(name, "sse2") == 0) {
         codebook_kernel = search_codebook_sse2;
+        rescore_kernel = rescore_best;
         kernel_name = "sse2";
         return 1;
     }
     if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2")) {
         codebook_kernel = search_codebook_avx2;
+        rescore_kernel = rescore_best_avx2;
         kernel_name = "avx2";
         return 1;
     }
@@ -437,23 +460,12 @@ int jarvis_fast_gaussians_shared_models(void) {
     return n;
 }
 
-// Step 2: the previous frame's best N of codebook `cb`, stream `f`, scored on this frame (every dimension,
-// in order) and sorted again, best first, a later one moving up only past strictly worse ones.
-static void rescore_best(const ptm_t *s, int cb, int f, const mfcc_t *z) {
-    topn_t *best = s->f->topn[cb][f];
-    int len = s->g->featlen[f];
-    const mfcc_t *means = s->g->mean[cb][f][0], *vars = s->g->var[cb][f][0], *dets = s->g->det[cb][f];
-    for (int i = 0; i < s->max_topn; ++i) {
-        int cw = best[i].cw;
-        const mfcc_t *mean = means + (size_t)cw * len, *var = vars + (size_t)cw * len;
-        mfcc_t d = dets[cw];
-        for (int j = 0; j < len; ++j) {
-            mfcc_t diff = z[j] - mean[j];
-            mfcc_t square = diff * diff;
-            mfcc_t term = square * var[j];
-            d = d - term;
-        }
-        int32 v = (int32)d;
+// Step 2: the previous frame's best N of each codebook and stream scored on this frame (every dimension, in
+// order), then sorted again as PocketSphinx sorts them: entry by entry, each moving up only past strictly worse
+// ones. `scores[i]` is the new score of entry i as it stood before.
+static void resort_best(topn_t *best, int n, const float *scores) {
+    for (int i = 0; i < n; ++i) {
+        int32 v = (int32)scores[i];
         topn_t moved = best[i];
         moved.score = v;
         int k = i - 1;
@@ -464,6 +476,64 @@ static void rescore_best(const ptm_t *s, int cb, int f, const mfcc_t *z) {
         best[k + 1] = moved;
     }
 }
+
+static void rescore_best(const ptm_t *s, const layout_t *l, int f, const mfcc_t *z) {
+    (void)l;
+    int len = s->g->featlen[f];
+    float scores[MAX_TOPN];
+    for (int cb = 0; cb < s->g->n_mgau; ++cb) {
+        topn_t *best = s->f->topn[cb][f];
+        const mfcc_t *means = s->g->mean[cb][f][0], *vars = s->g->var[cb][f][0], *dets = s->g->det[cb][f];
+        for (int i = 0; i < s->max_topn; ++i) {
+            int cw = best[i].cw;
+            const mfcc_t *mean = means + (size_t)cw * len, *var = vars + (size_t)cw * len;
+            mfcc_t d = dets[cw];
+            for (int j = 0; j < len; ++j) {
+                mfcc_t diff = z[j] - mean[j];
+                mfcc_t square = diff * diff;
+                mfcc_t term = square * var[j];
+                d = d - term;
+            }
+            scores[i] = d;
+        }
+        resort_best(best, s->max_topn, scores);
+    }
+}
+
+#if defined(__x86_64__)
+// The same for a whole stream, eight (codebook, rank) pairs at a time, their means and variances gathered
+// from the interleaved copy.
+__attribute__((target("avx2")))
+static void rescore_best_avx2(const ptm_t *s, const layout_t *l, int f, const mfcc_t *z) {
+    int n = s->max_topn, len = l->featlen[f], pairs = l->n_mgau * n;
+    const float *mean = l->mean + l->stream_offset[f], *var = l->var + l->stream_offset[f];
+    const float *det = l->det + (size_t)f * (size_t)l->n_block * LANES;
+    size_t det_stride = (size_t)l->n_feat * (size_t)l->n_block * LANES;
+    float scores[MAX_CODEBOOKS * MAX_TOPN];
+    for (int k0 = 0; k0 < pairs; k0 += LANES) {
+        int32_t at[LANES], det_at[LANES];
+        for (int lane = 0; lane < LANES; ++lane) {
+            int k = k0 + lane < pairs ? k0 + lane : k0;
+            int cb = k / n, cw = s->f->topn[cb][f][k % n].cw;
+            at[lane] = (int32_t)((size_t)cb * l->codebook_floats + (size_t)(cw / LANES) * (size_t)len * LANES +
+                                 (size_t)(cw % LANES));
+            det_at[lane] = (int32_t)((size_t)cb * det_stride + (size_t)cw);
+        }
+        __m256i where = _mm256_loadu_si256((const __m256i *)at);
+        __m256 d = _mm256_i32gather_ps(det, _mm256_loadu_si256((const __m256i *)det_at), 4);
+        for (int j = 0; j < len; ++j) {
+            __m256 diff = _mm256_sub_ps(_mm256_set1_ps(z[j]), _mm256_i32gather_ps(mean + (size_t)j * LANES, where, 4));
+            __m256 square = _mm256_mul_ps(diff, diff);
+            __m256 term = _mm256_mul_ps(square, _mm256_i32gather_ps(var + (size_t)j * LANES, where, 4));
+            d = _mm256_sub_ps(d, term);
+        }
+        float lanes[LANES];
+        _mm256_storeu_ps(lanes, d);
+        for (int lane = 0; lane < LANES && k0 + lane < pairs; ++lane) scores[k0 + lane] = lanes[lane];
+    }
+    for (int cb = 0; cb < l->n_mgau; ++cb) resort_best(s->f->topn[cb][f], n, scores + (size_t)cb * n);
+}
+#endif
 
 // Step 4: each stream's scores relative to its best active codebook, shifted, negated and capped.
 static void normalise(const ptm_t *s) {
@@ -553,8 +623,7 @@ static void fast_frame_eval(ptm_t *s, const layout_t *l, int16 *senone_scores, u
                 last = sen;
             }
         }
-        for (int cb = 0; cb < g->n_mgau; ++cb)
-            for (int f = 0; f < g->n_feat; ++f) rescore_best(s, cb, f, features[f]);
+        for (int f = 0; f < g->n_feat; ++f) rescore_kernel(s, l, f, features[f]);
         if (frame % s->ds_ratio == 0) {
             for (int cb = 0; cb < g->n_mgau; ++cb) {
                 if (bitvec_is_clear(s->f->mgau_active, cb)) continue;
@@ -684,9 +753,10 @@ int jarvis_fast_gaussians_install(ps_decoder_t *ps) {
         s->lmath_8b == NULL || s->n_sen < 1 || s->ds_ratio < 1 || s->n_fast_hist < 2)
         return -4;
     if (s->ds_ratio != cmd_ln_int32_r(config, "-ds")) return -5;
-    if (g->n_feat < 1 || g->n_feat > MAX_STREAMS || g->n_mgau < 1 || g->n_mgau > 256 || g->n_density < 1)
+    if (g->n_feat < 1 || g->n_feat > MAX_STREAMS || g->n_mgau < 1 || g->n_mgau > MAX_CODEBOOKS || g->n_density < 1)
         return -6;
     if (s->max_topn < 1 || s->max_topn > g->n_density) return -7;
+    if (s->max_topn > MAX_TOPN) return 0; // more best Gaussians kept than this scorer holds
     feat_t *fcb = ps_get_feat(ps);
     if ((int)feat_dimension1(fcb) != g->n_feat) return -8;
     for (int f = 0; f < g->n_feat; ++f) {
