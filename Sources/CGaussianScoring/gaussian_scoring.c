@@ -112,7 +112,7 @@ typedef struct {
     logmath_t *lmath;
 } decoder_head_t;
 
-// Exported by libpocketsphinx: the installed check compares the model's function table with them.
+// Exported by libpocketsphinx: `jarvis_fast_gaussians_install` checks the model's function table against them.
 extern int ptm_mgau_frame_eval(mgau_t *m, int16 *senone_scores, uint8 *senone_active, int32 n_senone_active,
                                mfcc_t **features, int32 frame, int32 compute_all);
 extern void ptm_mgau_free(mgau_t *m);
@@ -726,12 +726,6 @@ static mgau_t *model_of(ps_decoder_t *ps, int *status) {
     }
     *status = 0;
     return a->mgau;
-}
-
-int jarvis_fast_gaussians_installed(ps_decoder_t *ps) {
-    int status;
-    mgau_t *m = model_of(ps, &status);
-    return m != NULL && m->vt->frame_eval == scorer_frame_eval;
 }
 
 int jarvis_fast_gaussians_install(ps_decoder_t *ps) {

@@ -12,13 +12,11 @@
 /// decoder that uses them.
 ///
 /// Returns 1 when installed; 0 when the model is not a ptm model or has a layout this scorer does not take
-/// (4-bit mixture weights, more than 256 Gaussians per codebook) or the CPU is not x86-64; a negative value
-/// when the decoder does not have the layout of the PocketSphinx it was built for (5prealpha, checked against
-/// the library's own accessors and function addresses): nothing is changed then.
+/// (4-bit mixture weights, more than 256 Gaussians per codebook, more than 16 best ones kept per frame) or the
+/// CPU is not x86-64; a negative value when the decoder does not have the layout of the PocketSphinx it was
+/// built for (5prealpha, checked against the library's own accessors and function addresses): nothing is
+/// changed then.
 int jarvis_fast_gaussians_install(ps_decoder_t *ps);
-
-/// Whether `ps`'s acoustic model is evaluated by this scorer.
-int jarvis_fast_gaussians_installed(ps_decoder_t *ps);
 
 /// Checking mode (for tests), process-wide: each frame is evaluated by PocketSphinx's own function as well,
 /// on a copy of the state, and the senone scores and top-N lists compared. Returns the number of frames
