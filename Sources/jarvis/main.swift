@@ -142,12 +142,13 @@ extension Jarvis {
             let printer = EventPrinter(json: common.json)
             let processor = setup.processor(actionOptions, execute: execute) { printer.print($0) }
             var failed = false
+            // One pipeline for all the files (the models load once); each file starts from a fresh state.
+            let session = JarvisCore.Replay.Session(settings: setup.settings, commands: setup.commands,
+                                                    processor: processor)
             for path in files {
                 let ok: Bool
                 do {
-                    ok = try JarvisCore.Replay.run(path: path, settings: setup.settings, commands: setup.commands,
-                                                   processor: processor, tagSource: true,
-                                                   realtime: realtime) { event in
+                    ok = try session.run(path: path, tagSource: true, realtime: realtime) { event in
                         printer.print(event)
                         if case .error(_, let message) = event.kind {
                             FileHandle.standardError.write(Data(("jarvis: " + message + "\n").utf8))

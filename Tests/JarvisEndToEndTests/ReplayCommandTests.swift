@@ -77,6 +77,26 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertEqual(try jarvis(["replay", files[0], "--gaussians", "slow"]).status, 2)
     }
 
+    /// Several files in one call share one pipeline (the models load once), reset between files: the events are
+    /// those of one call per file, to the last digit (the end events' CPU seconds aside).
+    func testSeveralFilesInOneCallGiveTheEventsOfOneCallEach() throws {
+        let files = [fixture("search_pizza.wav"), fixture("noisy_page_down.wav"), fixture("espeak_f3_new_tab.flac"),
+                     fixture("session.wav")]
+        func events(_ r: Result) -> [String] {
+            r.stdout.split(separator: "\n").map(String.init).filter { !$0.contains("\"type\":\"end\"") }
+        }
+        let together = try jarvis(["replay"] + files + ["--json"])
+        XCTAssertEqual(together.status, 0, together.stderr)
+        var apart: [String] = []
+        for file in files {
+            let r = try jarvis(["replay", file, "--json"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            apart += events(r)
+        }
+        XCTAssertEqual(together.events("intent").count, 6)
+        XCTAssertEqual(events(together), apart)
+    }
+
     func testReadableOutputByDefault() throws {
         let r = try jarvis(["replay", fixture("scroll_down.wav")])
         XCTAssertEqual(r.status, 0)

@@ -11,47 +11,85 @@ public enum Replay {
                            processor: CommandProcessor = DesktopCommandProcessor.dryRun(),
                            tagSource: Bool, realtime: Bool = false,
                            emit: @escaping (Event) -> Void) throws(DecoderError) -> Bool {
-        let source = tagSource ? path : nil
-        let tagged: (Event) -> Void = { e in
-            var e = e
-            if case .listening = e.kind {} else { e.source = source }
-            emit(e)
+        try Session(settings: settings, commands: commands, processor: processor)
+            .run(path: path, tagSource: tagSource, realtime: realtime, emit: emit)
+    }
+
+    /// Several files replayed one after the other with one pipeline: the models load once, and each file
+    /// starts from `Pipeline.reset()`'s fresh state, which gives the events of a new pipeline (`jarvis eval`
+    /// relies on it too: its tables are score.py's, which starts a process per file).
+    public final class Session {
+        let settings: PipelineSettings
+        let commands: CommandSet
+        let processor: CommandProcessor
+        private var pipeline: Pipeline?
+        /// Where the pipeline's events go: the current file's emitter.
+        private var emitCurrent: (Event) -> Void = { _ in }
+
+        public init(settings: PipelineSettings, commands: CommandSet = .builtin(),
+                    processor: CommandProcessor = DesktopCommandProcessor.dryRun()) {
+            self.settings = settings
+            self.commands = commands
+            self.processor = processor
         }
-        let cpuStart = processCPUSeconds()
-        let audio: AudioFileSource
-        do {
-            audio = try AudioFileSource(path: path)
-        } catch {
-            tagged(Event(t: 0, .error(code: error.code.rawValue, message: error.message)))
-            return false
-        }
-        tagged(Event(t: 0, .listening(source: path, sampleRate: AudioFormat.sampleRate)))
-        let pipeline = try Pipeline(settings: settings, commands: commands, processor: processor, emit: tagged)
-        var ok = true
-        let wallStart = Date()
-        var fed = 0
-        while true {
-            let chunk: [Int16]
+
+        /// Replays one file from a fresh state. Returns false when the file could not be read (an `error`
+        /// event was emitted).
+        @discardableResult
+        public func run(path: String, tagSource: Bool, realtime: Bool = false,
+                        emit: @escaping (Event) -> Void) throws(DecoderError) -> Bool {
+            let source = tagSource ? path : nil
+            let tagged: (Event) -> Void = { e in
+                var e = e
+                if case .listening = e.kind {} else { e.source = source }
+                emit(e)
+            }
+            let cpuStart = processCPUSeconds()
+            let audio: AudioFileSource
             do {
-                chunk = try audio.read(maxSamples: chunkSamples)
+                audio = try AudioFileSource(path: path)
             } catch {
-                tagged(Event(t: AudioFormat.seconds(fed), .error(code: error.code.rawValue, message: error.message)))
-                ok = false
-                break
+                tagged(Event(t: 0, .error(code: error.code.rawValue, message: error.message)))
+                return false
             }
-            if chunk.isEmpty { break }
-            try pipeline.process(chunk)
-            fed += chunk.count
-            if realtime {
-                let ahead = AudioFormat.seconds(fed) - Date().timeIntervalSince(wallStart)
-                if ahead > 0 { Thread.sleep(forTimeInterval: ahead) }
+            tagged(Event(t: 0, .listening(source: path, sampleRate: AudioFormat.sampleRate)))
+            emitCurrent = tagged
+            let pipeline: Pipeline
+            if let existing = self.pipeline {
+                existing.reset()
+                pipeline = existing
+            } else {
+                pipeline = try Pipeline(settings: settings, commands: commands, processor: processor) { [unowned self] in
+                    self.emitCurrent($0)
+                }
+                self.pipeline = pipeline
             }
+            var ok = true
+            let wallStart = Date()
+            var fed = 0
+            while true {
+                let chunk: [Int16]
+                do {
+                    chunk = try audio.read(maxSamples: Replay.chunkSamples)
+                } catch {
+                    tagged(Event(t: AudioFormat.seconds(fed), .error(code: error.code.rawValue, message: error.message)))
+                    ok = false
+                    break
+                }
+                if chunk.isEmpty { break }
+                try pipeline.process(chunk)
+                fed += chunk.count
+                if realtime {
+                    let ahead = AudioFormat.seconds(fed) - Date().timeIntervalSince(wallStart)
+                    if ahead > 0 { Thread.sleep(forTimeInterval: ahead) }
+                }
+            }
+            try pipeline.finish()
+            var stats = pipeline.stats
+            stats.cpuSeconds = processCPUSeconds() - cpuStart
+            if !ok { stats.errors += 1 }
+            tagged(Event(t: AudioFormat.seconds(fed), .end(stats)))
+            return ok
         }
-        try pipeline.finish()
-        var stats = pipeline.stats
-        stats.cpuSeconds = processCPUSeconds() - cpuStart
-        if !ok { stats.errors += 1 }
-        tagged(Event(t: AudioFormat.seconds(fed), .end(stats)))
-        return ok
     }
 }
