@@ -654,9 +654,7 @@ static void checked_frame_eval(mgau_t *m, scorer_t *sc, int16 *senone_scores, ui
     memcpy(saved, slot->topn[0][0], topn_bytes);
     memcpy(saved + topn_bytes, slot->mgau_active, active_bytes);
     fast_eval_t *f_before = s->f;
-    m->vt = sc->original;
     sc->original->frame_eval(m, their_scores, senone_active, n_active, features, frame, compute_all);
-    m->vt = &sc->funcs;
     memcpy(theirs, slot->topn[0][0], topn_bytes);
     memcpy(theirs + topn_bytes, slot->mgau_active, active_bytes);
     memcpy(slot->topn[0][0], saved, topn_bytes);

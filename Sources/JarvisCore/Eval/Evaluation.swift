@@ -199,8 +199,8 @@ public struct EvaluationTable: Sendable {
     }
 }
 
-/// Runs a manifest through the pipeline in this process: `jobs` workers, each with one pipeline that is
-/// reset between clips (a fresh state per file, without reloading the models).
+/// Runs a manifest through the pipeline in this process: `jobs` workers, each with one replay session (one
+/// pipeline, reset between clips: a fresh state per file, without reloading the models).
 public enum Evaluation {
     public static func run(_ entries: [ManifestEntry], settings: PipelineSettings, commands: CommandSet,
                            jobs: Int, progress: (@Sendable (Int) -> Void)? = nil) throws -> EvaluationTable {
@@ -209,12 +209,11 @@ public enum Evaluation {
         DispatchQueue.concurrentPerform(iterations: max(1, jobs)) { _ in
             do {
                 let collector = EventCollector()
+                let session = Replay.Session(settings: settings, commands: commands)
                 // Built one at a time: model loading touches process-wide C state.
-                let pipeline = try box.serially { () throws(DecoderError) -> Pipeline in
-                    try Pipeline(settings: settings, commands: commands) { collector.add($0) }
-                }
+                try box.serially { () throws(DecoderError) in try session.prepare() }
                 while let index = box.next() {
-                    let outcome = try clip(entries[index].file, pipeline: pipeline, collector: collector)
+                    let outcome = try clip(entries[index].file, session: session, collector: collector)
                     box.store(outcome, at: index)
                     progress?(index)
                 }
@@ -232,25 +231,9 @@ public enum Evaluation {
         return table
     }
 
-    static func clip(_ path: String, pipeline: Pipeline, collector: EventCollector) throws(DecoderError) -> ClipOutcome {
+    static func clip(_ path: String, session: Replay.Session, collector: EventCollector) throws(DecoderError) -> ClipOutcome {
         collector.outcome = ClipOutcome()
-        pipeline.reset()
-        let audio: AudioFileSource
-        do { audio = try AudioFileSource(path: path) } catch {
-            return ClipOutcome(failed: true)
-        }
-        var fed = 0
-        while true {
-            guard let chunk = try? audio.read(maxSamples: Replay.chunkSamples) else {
-                collector.outcome.failed = true
-                break
-            }
-            if chunk.isEmpty { break }
-            try pipeline.process(chunk)
-            fed += chunk.count
-        }
-        try pipeline.finish()
-        collector.outcome.audioSeconds = AudioFormat.seconds(fed)
+        try session.run(path: path, tagSource: false) { collector.add($0) }
         return collector.outcome
     }
 }
@@ -263,6 +246,8 @@ final class EventCollector {
         case .wake: outcome.wakes += 1
         case .intent(let intent, _): outcome.intents.append(.init(intent: intent, t: event.t))
         case .rejected: outcome.rejections += 1
+        case .error: outcome.failed = true  // the file could not be read (whole or in part)
+        case .end: outcome.audioSeconds = event.t
         default: break
         }
     }

@@ -1,23 +1,13 @@
 import Foundation
 
-/// Runs the pipeline over a file source from a fresh state, emitting events tagged with the file name.
+/// Runs the pipeline over file sources, each from a fresh state, emitting events tagged with the file name.
 public enum Replay {
     /// Samples read from the source per step (0.1 s).
     public static let chunkSamples = 1600
 
-    /// Returns false when the file could not be read (an `error` event was emitted).
-    @discardableResult
-    public static func run(path: String, settings: PipelineSettings, commands: CommandSet = .builtin(),
-                           processor: CommandProcessor = DesktopCommandProcessor.dryRun(),
-                           tagSource: Bool, realtime: Bool = false,
-                           emit: @escaping (Event) -> Void) throws(DecoderError) -> Bool {
-        try Session(settings: settings, commands: commands, processor: processor)
-            .run(path: path, tagSource: tagSource, realtime: realtime, emit: emit)
-    }
-
-    /// Several files replayed one after the other with one pipeline: the models load once, and each file
-    /// starts from `Pipeline.reset()`'s fresh state, which gives the events of a new pipeline (`jarvis eval`
-    /// relies on it too: its tables are score.py's, which starts a process per file).
+    /// Files replayed one after the other with one pipeline (`jarvis replay`, and each worker of `jarvis eval`):
+    /// the models load once, and each file starts from `Pipeline.reset()`'s fresh state, which gives the events
+    /// of a new pipeline (`jarvis eval`'s tables are score.py's, which starts a process per file).
     public final class Session {
         let settings: PipelineSettings
         let commands: CommandSet
@@ -31,6 +21,18 @@ public enum Replay {
             self.settings = settings
             self.commands = commands
             self.processor = processor
+        }
+
+        /// Loads the models now rather than at the first file.
+        public func prepare() throws(DecoderError) { _ = try readyPipeline() }
+
+        private func readyPipeline() throws(DecoderError) -> Pipeline {
+            if let pipeline { return pipeline }
+            let made = try Pipeline(settings: settings, commands: commands, processor: processor) { [unowned self] in
+                self.emitCurrent($0)
+            }
+            pipeline = made
+            return made
         }
 
         /// Replays one file from a fresh state. Returns false when the file could not be read (an `error`
@@ -54,16 +56,8 @@ public enum Replay {
             }
             tagged(Event(t: 0, .listening(source: path, sampleRate: AudioFormat.sampleRate)))
             emitCurrent = tagged
-            let pipeline: Pipeline
-            if let existing = self.pipeline {
-                existing.reset()
-                pipeline = existing
-            } else {
-                pipeline = try Pipeline(settings: settings, commands: commands, processor: processor) { [unowned self] in
-                    self.emitCurrent($0)
-                }
-                self.pipeline = pipeline
-            }
+            let pipeline = try readyPipeline()
+            pipeline.reset()
             var ok = true
             let wallStart = Date()
             var fed = 0
