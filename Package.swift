@@ -24,9 +24,13 @@ let package = Package(
         .target(name: "CLanguageModel", dependencies: ["CPocketSphinx"]),
         // PocketSphinx's tied-mixture Gaussians scored eight at a time, the same scores to the bit (C: SIMD).
         .target(name: "CGaussianScoring", dependencies: ["CPocketSphinx"]),
+        // sphinxbase's log caught: errors kept for the message, a fatal one reported before the library exits (C:
+        // its callback is variadic).
+        .target(name: "CSphinxLog", dependencies: ["CPocketSphinx"]),
         .target(
             name: "JarvisCore",
-            dependencies: ["CFFTW", "CPocketSphinx", "CLanguageModel", "CGaussianScoring", "CSndFile", "CALSA", "Yams"]
+            dependencies: ["CFFTW", "CPocketSphinx", "CLanguageModel", "CGaussianScoring", "CSphinxLog", "CSndFile",
+                           "CALSA", "Yams"]
         ),
         .executableTarget(
             name: "jarvis",

@@ -24,11 +24,6 @@ static inline cmd_ln_t *jarvis_ps_config(int argc, char **argv) {
     return cmd_ln_parse_r(NULL, ps_args(), argc, argv, FALSE);
 }
 
-/// Silence sphinxbase's logging (it writes to stderr by default).
-static inline void jarvis_ps_quiet(void) {
-    err_set_logfp(NULL);
-}
-
 /// Builds a word FSG from parallel arrays of transitions (words[i] NULL: a null transition) and gives it to
 /// the decoder as search `name`. `logp_ln` are natural-log probabilities before the language weight.
 /// Returns ps_set_fsg's status (negative on failure).

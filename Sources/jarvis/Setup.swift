@@ -28,23 +28,31 @@ struct RunSetup {
     /// (2 for the config, 4 for the model).
     static func load(_ common: CommonOptions) throws -> RunSetup {
         let printer = EventPrinter(json: common.json)
+        // PocketSphinx ends the process on some broken models (exit 1, nothing said): report it as a recogniser
+        // failure first.
+        let json = common.json
+        SphinxLog.onFatal { message in
+            fail("The recogniser failed: PocketSphinx stopped: \(message).", code: "recogniser",
+                 status: ExitStatus.recogniser, printer: EventPrinter(json: json))
+        }
         switch try make(common) {
         case .success(let setup):
             return setup
         case .failure(.config(let problems)):
             failConfig(problems, printer: printer)
-        case .failure(.model(let problem)):
-            fail(problem, code: "model-missing", status: ExitStatus.recogniser, printer: printer)
+        case .failure(.model(let problem, let code)):
+            fail(problem, code: code, status: ExitStatus.recogniser, printer: printer)
         }
     }
 
     enum Problem: Error, CustomStringConvertible {
         case config([ConfigDiagnostic])
-        case model(String)
+        /// "model-missing" or "model-invalid" (a damaged file).
+        case model(String, code: String)
         var description: String {
             switch self {
             case .config(let p): return p.map(\.description).joined(separator: "; ")
-            case .model(let m): return m
+            case .model(let m, _): return m
             }
         }
     }
@@ -58,7 +66,10 @@ struct RunSetup {
             config = loaded
         }
         let settings = try common.settings(config: config)
-        if let problem = settings.recognizer.model.problem() { return .failure(.model(problem)) }
+        if let problem = settings.recognizer.model.problem() { return .failure(.model(problem, code: "model-missing")) }
+        if let damage = ModelCheck.problem(settings.recognizer.model) {
+            return .failure(.model(damage, code: "model-invalid"))
+        }
         if !config.customCommands.isEmpty || config.sites != CommandSet.defaultSites {
             let missing = ConfigCheck.missingWords(config, dictionaryPath: settings.recognizer.model.dictionary)
             if !missing.isEmpty { return .failure(.config(missing)) }

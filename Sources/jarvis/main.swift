@@ -109,7 +109,7 @@ struct Jarvis: ParsableCommand {
         commandName: "jarvis",
         abstract: "An always-on \"hey jarvis\" voice command pipeline (offline, PocketSphinx).",
         discussion: """
-        Exit codes: 0 ok; 2 usage or config error; 3 audio input error; 4 the recogniser's model cannot be loaded; 5 (ctl) no listener is running.
+        Exit codes: 0 ok; 2 usage or config error; 3 audio input error; 4 the recogniser's model is missing or damaged, or cannot be loaded; 5 (ctl) no listener is running.
         """,
         subcommands: [Listen.self, Replay.self, Devices.self, Commands.self, CheckConfig.self, Ctl.self, Bench.self, Eval.self])
 }

@@ -151,6 +151,67 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("--model"), r.stderr)
     }
 
+    /// A copy of Debian's model folder (links to its files) with some files replaced, for damaged-model tests.
+    func modelCopy(replacing files: [String: Data]) throws -> String {
+        let source = "/usr/share/pocketsphinx/model/en-us"
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: source + "/en-us/mdef"), "pocketsphinx-en-us is not installed")
+        let fm = FileManager.default
+        let folder = fm.temporaryDirectory.appendingPathComponent("jarvis-model-\(UUID().uuidString)").path
+        addTeardownBlock { try? fm.removeItem(atPath: folder) }
+        for sub in ["", "/en-us"] {
+            try fm.createDirectory(atPath: folder + sub, withIntermediateDirectories: true)
+            for name in try fm.contentsOfDirectory(atPath: source + sub) where name != "en-us" || !sub.isEmpty {
+                let path = sub + "/" + name
+                if let data = files[String(path.dropFirst())] {
+                    try data.write(to: URL(fileURLWithPath: folder + path))
+                } else {
+                    try fm.createSymbolicLink(atPath: folder + path, withDestinationPath: source + path)
+                }
+            }
+        }
+        return folder
+    }
+
+    func debianModelFile(_ path: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us/" + path))
+    }
+
+    /// A damaged model is one clear sentence, an `error` event and exit 4 before any audio is read, whatever
+    /// PocketSphinx would have done with it: crash (a truncated binary `mdef`), print its option list (a bad
+    /// `feat.params` value), or hear nothing in every search (a truncated trie language model).
+    func testADamagedModelIsAClearErrorNotACrash() throws {
+        let mdef = try debianModelFile("en-us/mdef")
+        let params = String(decoding: try debianModelFile("en-us/feat.params"), as: UTF8.self)
+        let lm = try debianModelFile("en-us.lm.bin")
+        let cases: [(String, [String: Data], String)] = [
+            ("truncated mdef", ["en-us/mdef": mdef.prefix(5000)], "mdef' is damaged"),
+            ("bad feat.params", ["en-us/feat.params": Data((params + "\n-nfilt many\n").utf8)], "-nfilt needs a whole number"),
+            ("truncated language model", ["en-us.lm.bin": lm.prefix(300_000)], "is truncated or damaged"),
+        ]
+        for (what, files, expected) in cases {
+            let r = try jarvis(["replay", fixture("search_pizza.wav"), "--json", "--model", try modelCopy(replacing: files)])
+            XCTAssertEqual(r.status, 4, what)
+            XCTAssertEqual(r.events("error").first?["code"] as? String, "model-invalid", what)
+            XCTAssertTrue((r.events("error").first?["message"] as? String)?.contains(expected) == true, "\(what): \(r.stdout)")
+            XCTAssertEqual(r.stderr.split(separator: "\n").count, 1, "\(what): one line on stderr: \(r.stderr)")
+            XCTAssertTrue(r.events("intent").isEmpty && r.events("listening").isEmpty, what)
+        }
+    }
+
+    /// PocketSphinx ends the process itself on some models it cannot use (exit 1, and nothing said, since jarvis
+    /// keeps its log off stderr): variance normalisation, which a live decoder does not do, is one. jarvis reports
+    /// it like any recogniser failure first.
+    func testAModelPocketSphinxStopsOnIsReportedWithExit4() throws {
+        let params = String(decoding: try debianModelFile("en-us/feat.params"), as: UTF8.self)
+        let model = try modelCopy(replacing: ["en-us/feat.params": Data(params.replacingOccurrences(of: "-varnorm no", with: "-varnorm yes").utf8)])
+        let r = try jarvis(["replay", fixture("scroll_down.wav"), "--json", "--model", model])
+        XCTAssertEqual(r.status, 4, r.stderr)
+        let message = r.events("error").first?["message"] as? String
+        XCTAssertEqual(r.events("error").first?["code"] as? String, "recogniser", r.stdout)
+        XCTAssertTrue(message?.contains("Variance normalization") == true, r.stdout)
+        XCTAssertEqual(r.stderr, "jarvis: \(message ?? "")\n")
+    }
+
     func testCommittedGrammarsMatchTheCommandSet() throws {
         for (file, phrase) in [("hey-jarvis.fsg", "hey jarvis"), ("jarvis.fsg", "jarvis")] {
             let committed = try String(contentsOf: Self.root.appendingPathComponent("models").appendingPathComponent(file),

@@ -172,7 +172,7 @@ public struct AcousticModelSubset: Sendable {
 }
 
 /// `Data.withUnsafeBytes` for a body that throws only `Unsupported`.
-private func withBytes<T>(of data: Data, _ body: (UnsafeRawBufferPointer) throws(AcousticModelSubset.Unsupported) -> T)
+func withBytes<T>(of data: Data, _ body: (UnsafeRawBufferPointer) throws(AcousticModelSubset.Unsupported) -> T)
     throws(AcousticModelSubset.Unsupported) -> T {
     let result = data.withUnsafeBytes { raw in
         Result { () throws(AcousticModelSubset.Unsupported) -> T in try body(raw) }
@@ -181,7 +181,7 @@ private func withBytes<T>(of data: Data, _ body: (UnsafeRawBufferPointer) throws
 }
 
 /// Little-endian reads from a byte buffer, each bounds-checked.
-private struct ByteReader {
+struct ByteReader {
     let raw: UnsafeRawBufferPointer
     var offset = 0
     var remaining: Int { raw.count - offset }

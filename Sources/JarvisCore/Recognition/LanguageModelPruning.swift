@@ -123,7 +123,8 @@ public enum PrunedLanguageModel {
         do {
             model = try TrieLanguageModel(path: source)
         } catch {
-            throw DecoderError(operation: "language model", status: -1, detail: error.description)
+            throw DecoderError(operation: "language model", status: -1,
+                               detail: error.description.hasSuffix(".") ? String(error.description.dropLast()) : error.description)
         }
         let data = model.binary(keeping: pruning.keptEntries(of: model))
         let temporary = target + ".\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max)).tmp"

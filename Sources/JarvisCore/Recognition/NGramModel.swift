@@ -9,13 +9,15 @@ public final class NGramModel {
     /// - Parameter loading: `.paged` reads a trie model's n-grams from the file as lookups need them
     ///   (`jarvis_paged_lm_read`; other files are read whole).
     public init(path: String, loading: PocketSphinxDecoder.LanguageModelLoading = .whole) throws(DecoderError) {
+        SphinxLog.install()
         guard let logmath = logmath_init(1.0001, 0, 0) else {
             throw DecoderError(operation: "language model", status: -1, detail: "logmath_init failed")
         }
         let paged = loading == .paged ? jarvis_paged_lm_read(path, logmath) : nil
         guard let model = paged ?? ngram_model_read(nil, path, NGRAM_AUTO, logmath) else {
             logmath_free(logmath)
-            throw DecoderError(operation: "language model", status: -1, detail: "cannot read \(path)")
+            throw DecoderError(operation: "language model", status: -1,
+                               detail: "cannot read \(path)" + (SphinxLog.takeError().map { " (\($0))" } ?? ""))
         }
         self.logmath = logmath
         self.model = model

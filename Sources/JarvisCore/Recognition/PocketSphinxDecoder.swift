@@ -72,10 +72,9 @@ public final class PocketSphinxDecoder {
     ///     (`CGaussianScoring`); PocketSphinx's own scoring otherwise.
     public init(model: ModelPaths, extraArguments: [(String, String)] = [],
                 fastGaussians: Bool = true) throws(DecoderError) {
-        jarvis_ps_quiet()
+        SphinxLog.install()
         var args: [(String, String)] = [
             ("-hmm", model.acousticModel), ("-dict", model.dictionary),
-            ("-logfn", "/dev/null"),
             // Our own VAD segments the audio; PocketSphinx's would drop frames inside an utterance.
             ("-remove_silence", "no"),
         ]
@@ -96,9 +95,11 @@ public final class PocketSphinxDecoder {
             throw DecoderError(operation: "configuration", status: -1, detail: flat.joined(separator: " "))
         }
         defer { cmd_ln_free_r(config) }
+        _ = SphinxLog.takeError()
         guard let decoder = Self.initLock.withLock({ ps_init(config) }) else {
             throw DecoderError(operation: "ps_init", status: -1,
-                               detail: "cannot load the model at \(model.acousticModel)")
+                               detail: "cannot load the model at \(model.acousticModel)"
+                                   + (SphinxLog.takeError().map { " (\($0))" } ?? ""))
         }
         ps = decoder
         self.fastGaussians = fastGaussians && jarvis_fast_gaussians_install(decoder) == 1
@@ -181,7 +182,8 @@ public final class PocketSphinxDecoder {
             return model
         }
         guard let model = ngram_model_read(ps_get_config(ps), path, NGRAM_AUTO, ps_get_logmath(ps)) else {
-            throw DecoderError(operation: "language model", status: -1, detail: path)
+            throw DecoderError(operation: "language model", status: -1,
+                               detail: "cannot read \(path)" + (SphinxLog.takeError().map { " (\($0))" } ?? ""))
         }
         return model
     }

@@ -1257,8 +1257,11 @@ public final class UtteranceRecognizer {
     /// When the pruned model cannot be made (no writable cache folder, an odd file), the whole one is used
     /// and stderr says why, once. Asked again at every load (a millisecond): another jarvis may have removed
     /// the cached file since (`PrunedLanguageModel.cachedModels`), and asking marks it used.
-    private func languageModelPath() -> String {
+    private func languageModelPath() throws(DecoderError) -> String {
         let source = settings.model.languageModel
+        if let damage = ModelCheck.languageModelProblem(path: source) {
+            throw DecoderError(operation: "language model", status: -1, detail: String(damage.dropLast()))
+        }
         guard let words = settings.languageModelWords, settings.pruneLanguageModel,
               TrieLanguageModel.isTrieModel(path: source) else { return source }
         do {
@@ -1278,14 +1281,14 @@ public final class UtteranceRecognizer {
     /// Makes the language model the search decoder will load (pruning it the first time on this machine,
     /// about a second), so that the first search does not wait for it.
     public func prepareLanguageModel() {
-        _ = languageModelPath()
+        _ = try? languageModelPath()  // a damaged model fails the first search, which says why
     }
 
     /// The grammar decoder, holding the language model's search: one acoustic model and one dictionary serve
     /// both (a decoder of its own for the language model took 9 MB more: its copy of the acoustic model).
     private func languageModelDecoder() throws(DecoderError) -> PocketSphinxDecoder {
         if hasLanguageModelSearch { return decoder }
-        let modelPath = languageModelPath()
+        let modelPath = try languageModelPath()
         if !hasLanguageModelWords {
             // Only the words the language model knows: the other two thirds of the dictionary could never be
             // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
