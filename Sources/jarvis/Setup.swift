@@ -70,8 +70,11 @@ struct RunSetup {
         if let damage = ModelCheck.problem(settings.recognizer.model) {
             return .failure(.model(damage, code: "model-invalid"))
         }
-        if !config.customCommands.isEmpty || config.sites != CommandSet.defaultSites {
-            let missing = ConfigCheck.missingWords(config, dictionaryPath: settings.recognizer.model.dictionary)
+        // The built-in commands and wake phrases are known to be in Debian's dictionary; the check reads it whole.
+        if !config.customCommands.isEmpty || config.sites != CommandSet.defaultSites
+            || !["hey jarvis", "jarvis"].contains(settings.wakePhrase) {
+            let missing = ConfigCheck.missingWords(config, dictionaryPath: settings.recognizer.model.dictionary,
+                                                   wakePhraseOption: common.wakePhrase)
             if !missing.isEmpty { return .failure(.config(missing)) }
         }
         return .success(RunSetup(config: config, settings: settings, commands: config.commandSet()))

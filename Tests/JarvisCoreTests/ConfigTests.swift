@@ -154,6 +154,23 @@ final class ConfigTests: XCTestCase {
         XCTAssertTrue(missing[1].message.contains("'scrol'") && missing[1].message.contains("scroll"), missing[1].message)
     }
 
+    /// A wake phrase with a word the dictionary lacks could never wake: reported against the config, or against
+    /// `--wake-phrase` when the command line gives it.
+    func testAWakePhraseWordMissingFromTheDictionaryIsReported() throws {
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: dictionary), "pocketsphinx-en-us is not installed")
+        let (config, diagnostics) = parse("wake_phrase: hey jarvix\n")
+        XCTAssertEqual(diagnostics, [])
+        let fromConfig = ConfigCheck.missingWords(config, dictionaryPath: dictionary)
+        XCTAssertEqual(fromConfig.count, 1)
+        XCTAssertTrue(fromConfig[0].message.hasPrefix("'jarvix' is not in the pronunciation dictionary"), fromConfig[0].message)
+        XCTAssertNotEqual(fromConfig[0].file, "--wake-phrase")
+        let fromOption = ConfigCheck.missingWords(config, dictionaryPath: dictionary, wakePhraseOption: "hello computer")
+        XCTAssertEqual(fromOption, [], "the option's phrase takes the config's place")
+        let badOption = ConfigCheck.missingWords(JarvisConfig(), dictionaryPath: dictionary, wakePhraseOption: "hey zzyzxq")
+        XCTAssertEqual(badOption.map(\.description).first?.hasPrefix("--wake-phrase: 'zzyzxq' is not in the pronunciation dictionary"), true,
+                       badOption.map(\.description).joined())
+    }
+
     func testCommandsThatSayTheSameWordsAreReported() {
         let (config, diagnostics) = parse("""
         commands:

@@ -151,6 +151,15 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("--model"), r.stderr)
     }
 
+    /// A wake phrase the recogniser cannot say is a usage error (exit 2), found before any audio is read.
+    func testAWakePhraseWithAnUnknownWordIsAUsageError() throws {
+        let r = try jarvis(["replay", fixture("scroll_down.wav"), "--json", "--wake-phrase", "hey zzyzxq"])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertEqual(r.events("error").first?["code"] as? String, "config", r.stdout)
+        XCTAssertTrue(r.stderr.hasPrefix("jarvis: --wake-phrase: 'zzyzxq' is not in the pronunciation dictionary"), r.stderr)
+        XCTAssertTrue(r.events("listening").isEmpty)
+    }
+
     /// A copy of Debian's model folder (links to its files) with some files replaced, for damaged-model tests.
     func modelCopy(replacing files: [String: Data]) throws -> String {
         let source = "/usr/share/pocketsphinx/model/en-us"

@@ -3,9 +3,11 @@ import Foundation
 /// Checks of a loaded config that need the command set or the pronunciation dictionary:
 /// words the recogniser cannot say, and commands that say the same words.
 public enum ConfigCheck {
-    /// Custom-command and site words missing from the pronunciation dictionary at `dictionaryPath`,
-    /// each with up to three close dictionary words.
-    public static func missingWords(_ config: JarvisConfig, dictionaryPath: String) -> [ConfigDiagnostic] {
+    /// Custom-command, site and wake-phrase words missing from the pronunciation dictionary at `dictionaryPath`,
+    /// each with up to three close dictionary words. `wakePhraseOption`: the phrase given on the command line
+    /// (reported as `--wake-phrase`), which takes the place of the config's.
+    public static func missingWords(_ config: JarvisConfig, dictionaryPath: String,
+                                    wakePhraseOption: String? = nil) -> [ConfigDiagnostic] {
         guard let data = FileManager.default.contents(atPath: dictionaryPath) else {
             return [ConfigDiagnostic(file: config.path ?? "config", line: 0,
                                      message: "the pronunciation dictionary \(dictionaryPath) cannot be read")]
@@ -35,11 +37,17 @@ public enum ConfigCheck {
             return (words, c.line)
         }
         owners.append((vocabulary, 0))
-        for (words, line) in owners {
+        var wakeOwner: String?
+        if let phrase = wakePhraseOption ?? config.wakePhrase {
+            wakeOwner = wakePhraseOption == nil ? config.path ?? "config" : "--wake-phrase"
+            owners.insert((Set(CommandSet.normalizeWords(phrase)), 0), at: 0)
+        }
+        for (index, (words, line)) in owners.enumerated() {
             for w in words.sorted() where !known.contains(w) && !reported.contains(w) {
                 reported.insert(w)
                 let close = closest(w, in: known, count: 3)
-                out.append(ConfigDiagnostic(file: config.path ?? "config", line: line,
+                out.append(ConfigDiagnostic(file: index == 0 ? wakeOwner ?? config.path ?? "config" : config.path ?? "config",
+                                            line: line,
                                             message: "'\(w)' is not in the pronunciation dictionary, so it cannot be recognised"
                                                 + (close.isEmpty ? "" : " (closest: \(close.joined(separator: ", ")))")))
             }
