@@ -102,8 +102,10 @@ struct RunSetup {
         Foundation.exit(ExitStatus.usage)
     }
 
-    static func fail(_ message: String, code: String, status: Int32, printer: EventPrinter, source: String? = nil) -> Never {
-        printer.print(Event(t: 0, .error(code: code, message: message), source: source))
+    /// Reports `message` (stderr and an `error` event at audio time `t`) and exits with `status`.
+    static func fail(_ message: String, code: String, status: Int32, printer: EventPrinter, source: String? = nil,
+                     t: Double = 0) -> Never {
+        printer.print(Event(t: t, .error(code: code, message: message), source: source))
         FileHandle.standardError.write(Data(("jarvis: " + message + "\n").utf8))
         Foundation.exit(status)
     }

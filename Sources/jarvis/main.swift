@@ -156,7 +156,7 @@ extension Jarvis {
                     }
                 } catch {
                     RunSetup.fail("The recogniser failed: \(error.description)", code: "recogniser",
-                                  status: ExitStatus.recogniser, printer: printer, source: path)
+                                  status: ExitStatus.recogniser, printer: printer, source: path, t: session.position)
                 }
                 if !ok { failed = true }
             }

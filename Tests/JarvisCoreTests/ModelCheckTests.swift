@@ -74,6 +74,26 @@ final class ModelCheckTests: XCTestCase {
                        "The language model '\(truncated.path)' is truncated or damaged: its sections do not add up to its size.")
     }
 
+    func testAFileInNoLanguageModelFormatIsReported() throws {
+        let folder = FileManager.default.temporaryDirectory
+        let cases: [(String, Data, Bool)] = [
+            ("random.lm.bin", Data((0..<300).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 13) }), false),
+            ("empty.lm", Data(), false),
+            ("preamble.arpa", Data("A model made by hand.\n\n\\data\\\nngram 1=2\n".utf8), true),
+            ("model.lm.gz", Data([0x1f, 0x8b, 8, 0, 0, 0]), true),
+        ]
+        for (name, bytes, usable) in cases {
+            let url = folder.appendingPathComponent("jarvis-\(UUID())-\(name)")
+            defer { try? FileManager.default.removeItem(at: url) }
+            try bytes.write(to: url)
+            let problem = ModelCheck.languageModelProblem(path: url.path)
+            XCTAssertEqual(problem == nil, usable, "\(name): \(problem ?? "usable")")
+            if !usable { XCTAssertTrue(problem?.contains("is not one sphinxbase reads") == true, problem ?? name) }
+        }
+        XCTAssertEqual(ModelCheck.languageModelProblem(path: "/nonexistent/en-us.lm.bin"),
+                       "The language model '/nonexistent/en-us.lm.bin' cannot be read.")
+    }
+
     /// A failed load says why, in sphinxbase's own words about the first thing that went wrong.
     func testAFailedLoadSaysWhy() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-model-\(UUID())").path

@@ -207,6 +207,21 @@ final class ReplayCommandTests: XCTestCase {
         }
     }
 
+    /// A language model that only fails as sphinxbase reads it (an ARPA file cut short) fails the first search:
+    /// the wake before it is reported, then the error with sphinxbase's reason, at the audio time it happened.
+    func testALanguageModelThatFailsAtTheFirstSearchIsReportedWithItsTime() throws {
+        let arpa = "\\data\\\nngram 1=3\nngram 2=1\n\n\\1-grams:\n-1.0 <s> -0.3\n-1.0 </s>\n"
+        let model = try modelCopy(replacing: ["en-us.lm.bin": Data(arpa.utf8)])
+        let r = try jarvis(["replay", fixture("search_pizza.wav"), "--json", "--model", model])
+        XCTAssertEqual(r.status, 4, r.stderr)
+        let types = r.events.compactMap { $0["type"] as? String }
+        XCTAssertEqual(types.filter { $0 != "speech_start" && $0 != "speech_end" }, ["listening", "wake", "error"], r.stdout)
+        let error = try XCTUnwrap(r.events("error").first)
+        XCTAssertEqual(error["code"] as? String, "recogniser")
+        XCTAssertGreaterThan(error["t"] as? Double ?? 0, r.events("wake").first?["t"] as? Double ?? .infinity)
+        XCTAssertTrue((error["message"] as? String)?.contains("cannot read") == true, r.stdout)
+    }
+
     /// PocketSphinx ends the process itself on some models it cannot use (exit 1, and nothing said, since jarvis
     /// keeps its log off stderr): variance normalisation, which a live decoder does not do, is one. jarvis reports
     /// it like any recogniser failure first.

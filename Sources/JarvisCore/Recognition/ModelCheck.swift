@@ -29,11 +29,29 @@ public enum ModelCheck {
         return nil
     }
 
-    /// What is wrong with the language model at `path`, as one sentence, or nil: a trie model (sphinxbase's
-    /// binary format) whose sections do not add up to its size. Other formats are left to sphinxbase.
+    /// What is wrong with the language model at `path`, as one sentence, or nil: a file in none of the formats
+    /// sphinxbase reads (ARPA text, plain or compressed, its trie or DMP binaries), or a trie model whose sections do not add up to its
+    /// size. The rest of an ARPA or DMP model is left to sphinxbase, which says what it could not read at the
+    /// first search.
     public static func languageModelProblem(path: String) -> String? {
-        guard TrieLanguageModel.isTrieModel(path: path), !TrieLanguageModel.isComplete(path: path) else { return nil }
-        return "The language model '\(path)' is truncated or damaged: its sections do not add up to its size."
+        if TrieLanguageModel.isTrieModel(path: path) {
+            guard TrieLanguageModel.isComplete(path: path) else {
+                return "The language model '\(path)' is truncated or damaged: its sections do not add up to its size."
+            }
+            return nil
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            return "The language model '\(path)' cannot be read."
+        }
+        defer { try? handle.close() }
+        let start = (try? handle.read(upToCount: 4096)) ?? Data()
+        let known = [Data("\\data\\".utf8), Data("Darpa Trigram LM".utf8)]
+        // sphinxbase also opens a gzip or bzip2 file through the decompressor.
+        let compressed = start.starts(with: [0x1f, 0x8b]) || start.starts(with: Array("BZh".utf8))
+        guard compressed || known.contains(where: { start.range(of: $0) != nil }) else {
+            return "The language model '\(path)' is not one sphinxbase reads (ARPA text, or its trie or DMP binary)."
+        }
+        return nil
     }
 
     /// What is wrong with a binary model definition (PocketSphinx's `bin_mdef` layout, native byte order: a header
