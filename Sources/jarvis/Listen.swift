@@ -139,8 +139,11 @@ extension Jarvis {
             do {
                 try listener.run()
             } catch {
-                RunSetup.fail("The recogniser failed: \(error.description)", code: "recogniser", status: ExitStatus.recogniser,
-                              printer: printer)
+                let message = "The recogniser failed: \(error.description)"
+                // On disk first, as every event: the history says why listening stopped.
+                historyLog?.record(Event(t: listener.seconds, .error(code: "recogniser", message: message)))
+                RunSetup.fail(message, code: "recogniser", status: ExitStatus.recogniser, printer: printer,
+                              t: listener.seconds)
             }
         }
     }

@@ -290,6 +290,28 @@ final class ListenCommandTests: XCTestCase {
         XCTAssertTrue(plain.stdout.contains("jarvistest\n    jarvis test input (session.wav)\n"), plain.stdout)
     }
 
+    /// A recogniser failure while listening (here a language model that sphinxbase cannot read, found at the first
+    /// search) is written to the history, with its audio time, before jarvis exits with 4.
+    func testARecogniserFailureIsInTheHistoryBeforeTheExit() throws {
+        let source = try AudioFileSource(path: Self.fixtures.appendingPathComponent("search_pizza.wav").path)
+        var samples: [Int16] = []
+        while case let chunk = try source.read(maxSamples: 16000), !chunk.isEmpty { samples += chunk }
+        try samples.withUnsafeBytes { Data($0) }.write(to: lateInput)
+        let arpa = "\\data\\\nngram 1=3\n\n\\1-grams:\n-1.0 <s> -0.3\n"
+        let model = try modelCopy(replacing: ["en-us.lm.bin": Data(arpa.utf8)])
+        let (status, r) = try run(["listen", "--device", "jarvislate", "--json", "--duration", "8", "--overrun", "block",
+                                   "--model", model])
+        XCTAssertEqual(status, 4, r.stderr)
+        let history = try String(contentsOfFile: dir.appendingPathComponent("jarvis/history.jsonl").path, encoding: .utf8)
+        let entries = history.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(entries.compactMap { $0["type"] as? String }, ["wake", "error"], history)
+        XCTAssertEqual(entries.last?["code"] as? String, "recogniser")
+        XCTAssertEqual(entries.last?["message"] as? String, r.events("error").first?["message"] as? String)
+        XCTAssertGreaterThan(entries.last?["t"] as? Double ?? 0, entries.first?["t"] as? Double ?? .infinity)
+    }
+
     func testListenUsageErrors() throws {
         XCTAssertEqual(try run(["listen", "--duration", "0"]).0, 2)
         XCTAssertEqual(try run(["listen", "--duration", "x"]).0, 2)

@@ -160,31 +160,6 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertTrue(r.events("listening").isEmpty)
     }
 
-    /// A copy of Debian's model folder (links to its files) with some files replaced, for damaged-model tests.
-    func modelCopy(replacing files: [String: Data]) throws -> String {
-        let source = "/usr/share/pocketsphinx/model/en-us"
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: source + "/en-us/mdef"), "pocketsphinx-en-us is not installed")
-        let fm = FileManager.default
-        let folder = fm.temporaryDirectory.appendingPathComponent("jarvis-model-\(UUID().uuidString)").path
-        addTeardownBlock { try? fm.removeItem(atPath: folder) }
-        for sub in ["", "/en-us"] {
-            try fm.createDirectory(atPath: folder + sub, withIntermediateDirectories: true)
-            for name in try fm.contentsOfDirectory(atPath: source + sub) where name != "en-us" || !sub.isEmpty {
-                let path = sub + "/" + name
-                if let data = files[String(path.dropFirst())] {
-                    try data.write(to: URL(fileURLWithPath: folder + path))
-                } else {
-                    try fm.createSymbolicLink(atPath: folder + path, withDestinationPath: source + path)
-                }
-            }
-        }
-        return folder
-    }
-
-    func debianModelFile(_ path: String) throws -> Data {
-        try Data(contentsOf: URL(fileURLWithPath: "/usr/share/pocketsphinx/model/en-us/" + path))
-    }
-
     /// A damaged model is one clear sentence, an `error` event and exit 4 before any audio is read, whatever
     /// PocketSphinx would have done with it: crash (a truncated binary `mdef`), print its option list (a bad
     /// `feat.params` value), or hear nothing in every search (a truncated trie language model).

@@ -101,6 +101,8 @@ public final class LiveListener {
     private var tracker = StateTracker()
     /// Samples delivered to the pipeline(s): the audio clock.
     private var fed = 0
+    /// The audio clock in seconds (read it after `run()` returns or throws: the pipeline's thread moves it).
+    public var seconds: Double { AudioFormat.seconds(fed) }
     /// Where the current pipeline's clock starts (a SIGHUP re-creates it).
     private var offsetSamples = 0
     private var deviceErrors = 0
