@@ -136,6 +136,15 @@ extension Jarvis {
             defer { server?.stop() }
             pcm = nil   // the listener's capture thread owns it now
             control.target = listener.control
+            // sphinxbase can end the process from inside a decode, on the pipeline's thread: the history first.
+            nonisolated(unsafe) let fatalHistory = historyLog, fatalListener = listener
+            let json = common.json
+            SphinxLog.onFatal { message in
+                let text = RunSetup.fatalMessage(message)
+                fatalHistory?.record(Event(t: fatalListener.seconds, .error(code: "recogniser", message: text)))
+                RunSetup.fail(text, code: "recogniser", status: ExitStatus.recogniser, printer: EventPrinter(json: json),
+                              t: fatalListener.seconds)
+            }
             do {
                 try listener.run()
             } catch {

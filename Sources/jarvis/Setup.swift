@@ -32,8 +32,7 @@ struct RunSetup {
         // failure first.
         let json = common.json
         SphinxLog.onFatal { message in
-            fail("The recogniser failed: PocketSphinx stopped: \(message).", code: "recogniser",
-                 status: ExitStatus.recogniser, printer: EventPrinter(json: json))
+            fail(fatalMessage(message), code: "recogniser", status: ExitStatus.recogniser, printer: EventPrinter(json: json))
         }
         switch try make(common) {
         case .success(let setup):
@@ -101,6 +100,9 @@ struct RunSetup {
         }
         Foundation.exit(ExitStatus.usage)
     }
+
+    /// The error for a fatal line of sphinxbase's (`SphinxLog.onFatal`).
+    static func fatalMessage(_ message: String) -> String { "The recogniser failed: PocketSphinx stopped: \(message)." }
 
     /// Reports `message` (stderr and an `error` event at audio time `t`) and exits with `status`.
     static func fail(_ message: String, code: String, status: Int32, printer: EventPrinter, source: String? = nil,

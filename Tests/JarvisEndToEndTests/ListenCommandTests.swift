@@ -312,6 +312,23 @@ final class ListenCommandTests: XCTestCase {
         XCTAssertGreaterThan(entries.last?["t"] as? Double ?? 0, entries.first?["t"] as? Double ?? .infinity)
     }
 
+    /// PocketSphinx ending the process from inside a decode (variance normalisation, which its live decoding does
+    /// not do) is in the history too, before the exit with 4.
+    func testAFatalPocketSphinxErrorIsInTheHistoryToo() throws {
+        let params = String(decoding: try debianModelFile("en-us/feat.params"), as: UTF8.self)
+        let model = try modelCopy(replacing: ["en-us/feat.params": Data(params.replacingOccurrences(of: "-varnorm no", with: "-varnorm yes").utf8)])
+        let (status, r) = try run(["listen", "--device", "jarvistest", "--json", "--duration", "5", "--overrun", "block",
+                                   "--model", model])
+        XCTAssertEqual(status, 4, r.stderr)
+        let history = try String(contentsOfFile: dir.appendingPathComponent("jarvis/history.jsonl").path, encoding: .utf8)
+        let last = history.split(separator: "\n").last.flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(last?["type"] as? String, "error", history)
+        XCTAssertTrue((last?["message"] as? String)?.contains("Variance normalization") == true, history)
+        XCTAssertEqual(last?["message"] as? String, r.events("error").first?["message"] as? String)
+    }
+
     func testListenUsageErrors() throws {
         XCTAssertEqual(try run(["listen", "--duration", "0"]).0, 2)
         XCTAssertEqual(try run(["listen", "--duration", "x"]).0, 2)
