@@ -118,9 +118,9 @@ extension Jarvis {
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the pipeline over audio files (WAV, FLAC; any rate, encoding and channel count).",
-            discussion: "Actions are reported as dry-run events. With several files, each starts from a fresh state and every event carries \"source\".")
+            discussion: "Actions are reported as dry-run events. With several files, each starts from a fresh state and every event carries \"source\". A file named - is the audio piped into standard input (sox in.mp3 -t wav - | jarvis replay -).")
 
-        @Argument(help: "Audio files to replay.")
+        @Argument(help: "Audio files to replay (- for standard input).")
         var files: [String]
 
         @OptionGroup var common: CommonOptions
@@ -135,6 +135,9 @@ extension Jarvis {
 
         func validate() throws {
             if files.isEmpty { throw ValidationError("Give at least one audio file to replay.") }
+            if files.filter({ $0 == AudioFileSource.standardInputPath }).count > 1 {
+                throw ValidationError("Standard input (-) can be replayed once per call.")
+            }
         }
 
         func run() throws {

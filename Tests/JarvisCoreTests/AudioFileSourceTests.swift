@@ -119,4 +119,37 @@ final class AudioFileSourceTests: XCTestCase {
         let path = write("tiny.wav", wav(channels: 1, rate: 48_000, bits: 16, dataBytesClaimed: payload.count, payload: payload))
         XCTAssertEqual(Double(try readAll(path).count), 160, accuracy: 2)
     }
+
+    /// Standard input is copied, to its end, into a file libsndfile can seek in: the bytes of a pipe arrive whole.
+    func testStandardInputIsStagedWhole() throws {
+        let bytes = try Data(contentsOf: fixtures.appendingPathComponent("scroll_down.wav"))
+        let pipe = Pipe()
+        let writer = Thread { pipe.fileHandleForWriting.write(bytes); try? pipe.fileHandleForWriting.close() }
+        writer.start()
+        let staged = try AudioFileSource.stageStandardInput(pipe.fileHandleForReading.fileDescriptor)
+        defer { unlink(staged) }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: staged)), bytes, "more than one 64 KiB read, in order")
+        XCTAssertEqual(try readAll(staged), try readAll(fixtures.appendingPathComponent("scroll_down.wav").path))
+    }
+
+    /// A terminal on standard input is an error at once, not a wait for someone to type audio.
+    func testATerminalOnStandardInputIsAnError() throws {
+        // A pseudo-terminal's master side is a terminal too (isatty), and needs no unlocking to be one.
+        let terminal = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        try XCTSkipIf(terminal < 0 || isatty(terminal) != 1, "no pseudo-terminal here")
+        defer { close(terminal) }
+        XCTAssertThrowsError(try AudioFileSource.stageStandardInput(terminal)) { error in
+            XCTAssertEqual((error as? AudioInputError)?.code, .unreadable)
+            XCTAssertTrue("\(error)".hasPrefix("Standard input is a terminal"), "\(error)")
+        }
+    }
+
+    /// A WAV that came through a pipe may claim more audio than it holds (its writer could not seek back to set
+    /// the length: sox writes 0x7FFFF000); from a file the same header is a lie.
+    func testAStreamedHeaderIsOnlyALieInAFile() {
+        let payload = [UInt8](repeating: 0, count: 200)
+        let path = write("streamed.wav", wav(channels: 1, rate: 16_000, bits: 16, dataBytesClaimed: 0x7FFF_F000, payload: payload))
+        XCTAssertNil(wavHeaderProblem(path: path, streamed: true))
+        XCTAssertNotNil(wavHeaderProblem(path: path))
+    }
 }

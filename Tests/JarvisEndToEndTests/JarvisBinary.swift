@@ -25,8 +25,9 @@ struct JarvisBinary {
         return dir.appendingPathComponent("jarvis")
     }
 
-    /// Runs `jarvis ARGS` with the process environment plus `environment`, stdin on /dev/null.
-    static func run(_ binary: URL, _ args: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `jarvis ARGS` with the process environment plus `environment`, stdin on /dev/null or, given `input`,
+    /// a pipe that delivers it.
+    static func run(_ binary: URL, _ args: [String], environment: [String: String] = [:], input: Data? = nil) throws -> Result {
         let p = Process()
         p.executableURL = binary
         p.arguments = args
@@ -36,8 +37,12 @@ struct JarvisBinary {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
-        p.standardInput = FileHandle.nullDevice
+        let stdin = input.map { _ in Pipe() }
+        p.standardInput = stdin ?? FileHandle.nullDevice
         try p.run()
+        if let stdin, let input {
+            Thread { stdin.fileHandleForWriting.write(input); try? stdin.fileHandleForWriting.close() }.start()
+        }
         let o = out.fileHandleForReading.readDataToEndOfFile()
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()

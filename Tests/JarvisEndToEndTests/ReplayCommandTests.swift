@@ -151,6 +151,30 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("--model"), r.stderr)
     }
 
+    /// `-` replays the audio piped into standard input: the same events as the file (source "-"), whatever its
+    /// format; nothing there is an audio error, and `-` twice a usage error.
+    func testStandardInputReplaysAsTheFileDoes() throws {
+        let path = fixture("search_pizza.wav")
+        let fromFile = try jarvis(["replay", path, "--json"])
+        let piped = try JarvisBinary.run(binary, ["replay", "-", "--json"], input: try Data(contentsOf: URL(fileURLWithPath: path)))
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        func withoutSourceAndCPU(_ events: [[String: Any]]) -> [String] {
+            events.map { e in
+                var e = e
+                e["source"] = nil
+                if var stats = e["stats"] as? [String: Any] { stats["cpu_seconds"] = nil; e["stats"] = stats }
+                return String(decoding: try! JSONSerialization.data(withJSONObject: e, options: [.sortedKeys]), as: UTF8.self)
+            }
+        }
+        XCTAssertEqual(withoutSourceAndCPU(piped.events), withoutSourceAndCPU(fromFile.events))
+        XCTAssertEqual(piped.events.first?["source"] as? String, "-")
+        XCTAssertEqual(piped.events("intent").count, 1)
+        let empty = try JarvisBinary.run(binary, ["replay", "-", "--json"], input: Data())
+        XCTAssertEqual(empty.status, 3)
+        XCTAssertEqual(empty.events("error").first?["code"] as? String, "audio-empty")
+        XCTAssertEqual(try jarvis(["replay", "-", "-"]).status, 2)
+    }
+
     /// A wake phrase the recogniser cannot say is a usage error (exit 2), found before any audio is read.
     func testAWakePhraseWithAnUnknownWordIsAUsageError() throws {
         let r = try jarvis(["replay", fixture("scroll_down.wav"), "--json", "--wake-phrase", "hey zzyzxq"])

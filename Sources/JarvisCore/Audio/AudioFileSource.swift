@@ -2,10 +2,12 @@ import CSndFile
 import Foundation
 
 /// Decodes any file libsndfile reads (WAV, FLAC, …; 8/16/24/32-bit integer or float, any rate, any
-/// channel count) and streams it as 16 kHz mono Int16: channels are averaged, then libsamplerate converts
+/// channel count), or the same piped into standard input, and streams it as 16 kHz mono Int16: channels are averaged, then libsamplerate converts
 /// the rate. Memory stays bounded whatever the file's length.
 public final class AudioFileSource: AudioSource {
     public let name: String
+    /// How errors name the input: "Audio file 'x.wav'", or "The audio on standard input".
+    private let described: String
     /// The file's own sample rate (Hz) and channel count, as its header states them.
     public let fileSampleRate: Int
     public let fileChannels: Int
@@ -27,36 +29,53 @@ public final class AudioFileSource: AudioSource {
     /// File frames read per call to libsndfile.
     static let chunkFrames = 4096
 
+    /// The path that stands for standard input (`jarvis replay -`).
+    public static let standardInputPath = "-"
+
+    /// - Parameter path: a file, or `standardInputPath` for the audio piped into the process.
     public init(path: String) throws(AudioInputError) {
         name = path
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw AudioInputError(.notFound, "Audio file '\(path)' does not exist; check the path.")
+        let fromInput = path == Self.standardInputPath
+        described = fromInput ? "The audio on standard input" : "Audio file '\(path)'"
+        let readPath: String
+        if fromInput {
+            readPath = try Self.stageStandardInput()
+        } else {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+                throw AudioInputError(.notFound, "Audio file '\(path)' does not exist; check the path.")
+            }
+            if isDir.boolValue {
+                throw AudioInputError(.isDirectory, "'\(path)' is a directory, not an audio file; pass a WAV or FLAC file.")
+            }
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw AudioInputError(.unreadable, "Audio file '\(path)' cannot be read; check its permissions.")
+            }
+            readPath = path
         }
-        if isDir.boolValue {
-            throw AudioInputError(.isDirectory, "'\(path)' is a directory, not an audio file; pass a WAV or FLAC file.")
-        }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw AudioInputError(.unreadable, "Audio file '\(path)' cannot be read; check its permissions.")
-        }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        // The staged copy of standard input goes once libsndfile holds it open (or fails to).
+        defer { if fromInput { unlink(readPath) } }
+        let size = (try? FileManager.default.attributesOfItem(atPath: readPath)[.size] as? NSNumber)?.intValue ?? 0
         if size == 0 {
-            throw AudioInputError(.empty, "Audio file '\(path)' is empty; record or pick a file that holds audio.")
+            throw AudioInputError(.empty, fromInput
+                ? "The audio on standard input is empty; pipe a WAV or FLAC file in (sox in.mp3 -t wav - | jarvis replay -)."
+                : "Audio file '\(path)' is empty; record or pick a file that holds audio.")
         }
-        if let problem = wavHeaderProblem(path: path) {
-            throw AudioInputError(.malformed, "Audio file '\(path)' is damaged: \(problem); re-record or re-encode it.")
+        if let problem = wavHeaderProblem(path: readPath, streamed: fromInput) {
+            throw AudioInputError(.malformed, "\(described) is damaged: \(problem); re-record or re-encode it.")
         }
         var info = SF_INFO()
-        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+        guard let handle = sf_open(readPath, Int32(SFM_READ), &info) else {
             let reason = String(cString: sf_strerror(nil))
-            throw AudioInputError(.unsupported,
-                "'\(path)' is not a readable audio file (\(reason)); use a WAV or FLAC file.")
+            throw AudioInputError(.unsupported, fromInput
+                ? "The audio on standard input is not in a format libsndfile reads (\(reason)); pipe WAV or FLAC in."
+                : "'\(path)' is not a readable audio file (\(reason)); use a WAV or FLAC file.")
         }
         guard info.channels >= 1, Int(info.channels) <= Self.maxChannels,
               info.samplerate >= 1000, Int(info.samplerate) <= Self.maxSampleRate else {
             sf_close(handle)
             throw AudioInputError(.malformed,
-                "Audio file '\(path)' has an invalid header (\(info.channels) channels at \(info.samplerate) Hz); re-encode it.")
+                "\(described) has an invalid header (\(info.channels) channels at \(info.samplerate) Hz); re-encode it.")
         }
         file = handle
         fileSampleRate = Int(info.samplerate)
@@ -73,6 +92,50 @@ public final class AudioFileSource: AudioSource {
                     "Cannot resample '\(path)' from \(info.samplerate) Hz (\(String(cString: src_strerror(error)))).")
             }
         }
+    }
+
+    /// Copies standard input, to its end, into a temporary file and returns its path: most formats need a
+    /// reader that can seek (a WAV piped from `sox … -t wav -` says its length only when sox knew it, a FLAC's
+    /// index is at its end), and a pipe cannot. Standard input that is a terminal holds no audio: an error,
+    /// rather than waiting for a typist.
+    static func stageStandardInput(_ input: Int32 = STDIN_FILENO) throws(AudioInputError) -> String {
+        if isatty(input) == 1 {
+            throw AudioInputError(.unreadable,
+                "Standard input is a terminal, not audio; pipe a file in (sox in.mp3 -t wav - | jarvis replay -).")
+        }
+        let template = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-stdin-XXXXXX").path
+        var name = Array(template.utf8CString)
+        let output = name.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard output >= 0 else {
+            throw AudioInputError(.unreadable,
+                "Cannot stage standard input in \(FileManager.default.temporaryDirectory.path) (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder.")
+        }
+        defer { close(output) }
+        let path = String(cString: name)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
+            if got == 0 { break }
+            if got < 0 {
+                if errno == EINTR { continue }
+                let reason = String(cString: strerror(errno))
+                unlink(path)
+                throw AudioInputError(.unreadable, "Standard input cannot be read (\(reason)).")
+            }
+            var written = 0
+            while written < got {
+                let n = buffer.withUnsafeBytes { Glibc.write(output, $0.baseAddress! + written, got - written) }
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else {
+                    let reason = String(cString: strerror(errno))
+                    unlink(path)
+                    throw AudioInputError(.unreadable,
+                        "Cannot stage standard input in \(FileManager.default.temporaryDirectory.path) (\(reason)); free some space or set TMPDIR.")
+                }
+                written += n
+            }
+        }
+        return path
     }
 
     deinit {
@@ -103,7 +166,7 @@ public final class AudioFileSource: AudioSource {
                 let status = sf_error(file)
                 if status != 0 && framesRead == 0 {
                     throw AudioInputError(.malformed,
-                        "Audio file '\(name)' could not be decoded (\(String(cString: sf_strerror(file)))); re-encode it.")
+                        "\(described) could not be decoded (\(String(cString: sf_strerror(file)))); re-encode it.")
                 }
                 got = 0
             }
@@ -152,7 +215,7 @@ public final class AudioFileSource: AudioSource {
             }
             if status != 0 {
                 throw AudioInputError(.malformed,
-                    "Resampling '\(name)' failed (\(String(cString: src_strerror(status)))).")
+                    "Resampling \(name == Self.standardInputPath ? "standard input" : "'\(name)'") failed (\(String(cString: src_strerror(status)))).")
             }
             pending.append(contentsOf: resampled[..<produced])
             offset += used

@@ -2,8 +2,10 @@ import Foundation
 
 /// Checks a RIFF/WAVE header for lies libsndfile would quietly work around: a data chunk that claims more
 /// bytes than the file holds (a truncated or forged file), zero channels, or a zero sample rate.
-/// Returns a reason, or nil when the header is consistent (or the file is not a WAV).
-func wavHeaderProblem(path: String) -> String? {
+/// Returns a reason, or nil when the header is consistent (or the file is not a WAV). `streamed`: the file holds
+/// what arrived through a pipe, whose writer could not go back to fill in the length (sox writes 0x7FFFF000), so a
+/// data chunk longer than the file is not a lie.
+func wavHeaderProblem(path: String, streamed: Bool = false) -> String? {
     guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
     defer { try? handle.close() }
     let fileSize = (try? handle.seekToEnd()).map(Int.init) ?? 0
@@ -25,7 +27,7 @@ func wavHeaderProblem(path: String) -> String? {
         if id == "data" {
             let available = fileSize - (offset + 8)
             // 0 and 0xFFFFFFFF mean "length unknown" (streamed WAV); anything else must fit in the file.
-            if size != 0, size != 0xFFFF_FFFF, size > available + 1 {
+            if !streamed, size != 0, size != 0xFFFF_FFFF, size > available + 1 {
                 return "its header claims \(size) bytes of audio but the file holds only \(max(0, available))"
             }
             return nil
