@@ -301,6 +301,12 @@ extension ReplayCommandTests {
         let r = try jarvis(["eval", bad.path])
         XCTAssertEqual(r.status, 3)
         XCTAssertTrue(r.stderr.contains(":1: not a manifest line"), r.stderr)
-        XCTAssertEqual(try jarvis(["eval", "/nonexistent/m.jsonl"]).status, 3)
+        let missing = try jarvis(["eval", "/nonexistent/m.jsonl"])
+        XCTAssertEqual(missing.status, 3)
+        XCTAssertEqual(missing.stderr, "jarvis: The manifest '/nonexistent/m.jsonl' cannot be read; check the path (a JSON-lines file, as ../shared/eval/devset.py writes).\n")
+        try "\n".write(to: bad, atomically: true, encoding: .utf8)
+        let empty = try jarvis(["eval", bad.path])
+        XCTAssertEqual(empty.status, 3, "an empty manifest is not a table of zeros")
+        XCTAssertTrue(empty.stderr.hasSuffix("lists no clips.\n"), empty.stderr)
     }
 }

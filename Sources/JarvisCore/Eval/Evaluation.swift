@@ -23,7 +23,7 @@ public struct ManifestEntry: Sendable {
     /// Parses a manifest; relative file paths are taken from the manifest's folder.
     public static func load(_ path: String) throws -> [ManifestEntry] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw EvaluationError("cannot read the manifest \(path)")
+            throw EvaluationError("The manifest '\(path)' cannot be read; check the path (a JSON-lines file, as ../shared/eval/devset.py writes).")
         }
         let folder = (path as NSString).deletingLastPathComponent
         var entries: [ManifestEntry] = []
@@ -33,12 +33,12 @@ public struct ManifestEntry: Sendable {
             guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any],
                   var file = object["file"] as? String, let kind = object["kind"] as? String,
                   let expect = object["expect"] as? [String: Any], let wake = expect["wake"] as? Bool
-            else { throw EvaluationError("\(path):\(n + 1): not a manifest line (needs file, kind, expect.wake)") }
+            else { throw EvaluationError("\(path):\(n + 1): not a manifest line (it needs file, kind and expect.wake).") }
             if !file.hasPrefix("/") { file = (folder as NSString).appendingPathComponent(file) }
             var intents: [ExpectedIntent] = []
             for item in expect["intents"] as? [[String: Any]] ?? [] {
                 guard let name = item["name"] as? String else {
-                    throw EvaluationError("\(path):\(n + 1): an expected intent has no name")
+                    throw EvaluationError("\(path):\(n + 1): an expected intent has no name.")
                 }
                 var slots: [String: SlotValue] = [:]
                 for (k, v) in item["slots"] as? [String: Any] ?? [:] {
@@ -50,6 +50,7 @@ public struct ManifestEntry: Sendable {
             entries.append(ManifestEntry(file: file, kind: kind, condition: object["cond"] as? String ?? "",
                                          expectWake: wake, expectIntents: intents))
         }
+        if entries.isEmpty { throw EvaluationError("The manifest '\(path)' lists no clips.") }
         return entries
     }
 }
