@@ -132,6 +132,15 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(parse("- just\n- a list\n").1.first?.message, "the config must be a mapping of settings (key: value)")
     }
 
+    /// `--config /dev/null` runs with the defaults (a device reads as empty); an endless one is cut off.
+    func testADeviceAsTheConfigFile() {
+        let (config, found) = ConfigLoader.load(path: "/dev/null")
+        XCTAssertEqual(found, [])
+        XCTAssertEqual(config.sites, CommandSet.defaultSites)
+        let (_, endless) = ConfigLoader.load(path: "/dev/zero")
+        XCTAssertEqual(endless.map(\.message), ["the config file is larger than 4 MB; a config is a few lines of YAML"])
+    }
+
     func testMissingFileIsOneClearProblem() {
         let (_, found) = ConfigLoader.load(path: "/nonexistent/jarvis.yaml")
         XCTAssertEqual(found.count, 1)

@@ -12,6 +12,9 @@ public struct ConfigLoader {
     static let commandKeys = ["say", "name", "run", "keys", "intent", "with"]
     static let builtinIntents = ["scroll", "click", "navigate", "search"]
 
+    /// The largest config file read (bytes).
+    static let maxBytes = 4 << 20
+
     /// Loads `path`. Returns the config (defaults where the file had problems) and the problems.
     public static func load(path: String) -> (JarvisConfig, [ConfigDiagnostic]) {
         var loader = ConfigLoader(file: path)
@@ -20,8 +23,16 @@ public struct ConfigLoader {
             loader.report(0, "the config file does not exist (check the path given to --config)")
             return (JarvisConfig(), loader.diagnostics)
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // Read through a handle, not `contents(atPath:)`, which gives nothing for a device: `--config /dev/null`
+        // is the usual way to run without one's own config (the defaults).
+        guard let handle = FileHandle(forReadingAtPath: path) else {
             loader.report(0, "the config file cannot be read (check its permissions)")
+            return (JarvisConfig(), loader.diagnostics)
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: maxBytes + 1)) ?? Data()
+        guard data.count <= maxBytes else {
+            loader.report(0, "the config file is larger than \(maxBytes >> 20) MB; a config is a few lines of YAML")
             return (JarvisConfig(), loader.diagnostics)
         }
         guard let text = String(data: data, encoding: .utf8) else {
