@@ -98,7 +98,7 @@ single search_pizza        "hey jarvis, search for pizza recipes"
 single new_tab_jarvis_only "jarvis, new tab"
 single no_wake             "please scroll down the page and click the button"
 single not_a_command       "hey jarvis, what a lovely day it is"
-single custom_volume       "hey jarvis, set the volume to seven"
+EXT=flac single custom_volume "hey jarvis, set the volume to seven"
 EXT=flac single click_in_sentence "hey jarvis, click on the little blue button and then we all went home for dinner"
 VOICE=kal16 EXT=flac single set_timer "hey jarvis, set a timer for ten minutes"   # the grammar hears "search for"
 single tell_me_a_joke      "hey jarvis, tell me a joke"   # the grammar hears "show me gmail"
@@ -178,7 +178,7 @@ for i in 0 1; do
     "${seam_texts[$i]}" >>"$TIMINGS"
 done
 
-echo "== espeak_click.wav, espeak_scroll_down.flac, espeak_go_home.flac, espeak_gb_scroll_left.flac and espeak_f3_new_tab.flac (digital silence: no noise bed)"
+echo "== espeak_click.wav, espeak_scroll_down.flac, espeak_go_home.flac, espeak_gb_scroll_left.flac, espeak_gb_search_dogs.flac and espeak_f3_new_tab.flac (digital silence: no noise bed)"
 # espeak-ng's voice with exact zeros around and between its words, as synthetic or edited audio has; the
 # recogniser puts a faint noise floor under such audio (NoiseFloor). espeak-ng is deterministic too.
 espeak-ng -v en-us -w "$TMP/espeak_click.raw.wav" "hey jarvis, click"
@@ -194,6 +194,9 @@ done
 # (floorLiveAudio), and the language model hears "left" only on its next best paths.
 espeak-ng -v en-gb -w "$TMP/espeak_gb_scroll_left.raw.wav" "hey jarvis, scroll left"
 "${SOX[@]}" "$TMP/espeak_gb_scroll_left.raw.wav" "${FMT[@]}" -C 8 "$OUT/espeak_gb_scroll_left.flac" norm -3 pad 1 0.5
+# And its "search for dogs": a non-rhotic "search" (GrammarDictionary.accentPronunciations).
+espeak-ng -v en-gb -w "$TMP/espeak_gb_search_dogs.raw.wav" "hey jarvis, search for dogs"
+"${SOX[@]}" "$TMP/espeak_gb_search_dogs.raw.wav" "${FMT[@]}" -C 8 "$OUT/espeak_gb_search_dogs.flac" norm -3 pad 1 0.5
 # The same recipe in espeak-ng's higher female voice (en-us+f3, F0 about 200 Hz): heard only when the segment
 # is decoded with the high-voice warp (RecognizerSettings.highVoiceWarp).
 espeak-ng -v en-us+f3 -w "$TMP/espeak_f3_new_tab.raw.wav" "hey jarvis, new tab"
@@ -217,10 +220,10 @@ echo
 echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
-  not_a_command.wav custom_volume.wav click_in_sentence.flac set_timer.flac tell_me_a_joke.wav
+  not_a_command.wav custom_volume.flac click_in_sentence.flac set_timer.flac tell_me_a_joke.wav
   asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
-  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_f3_new_tab.flac
-  ked_new_tab.flac restart_seam.flac
+  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
+  espeak_f3_new_tab.flac ked_new_tab.flac restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

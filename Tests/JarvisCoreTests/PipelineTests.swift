@@ -485,6 +485,34 @@ extension PipelineTests {
         XCTAssertTrue(NoiseFloor.holdsDigitalSilence(try readAll(path("espeak_click.wav"))[...]))
     }
 
+    /// espeak-ng's British voice says "search" without the r-coloured vowel of the model's American dictionary
+    /// ("S ER CH"): the accent's pronunciation (`GrammarDictionary.accentPronunciations`) hears the search, the
+    /// dictionary's alone does not (the language model hears "the bulldogs").
+    func testANonRhoticSearchLeadIsHeard() throws {
+        let heard = intents(try run("espeak_gb_search_dogs.flac"))
+        XCTAssertEqual(heard.map(\.name), ["search"])
+        XCTAssertEqual(heard.first?.slots["query"], .string("dogs"))
+        var american = PipelineSettings()
+        american.recognizer.accentVariants = false
+        let without = try run("espeak_gb_search_dogs.flac", settings: american)
+        XCTAssertEqual(intents(without), [])
+        XCTAssertEqual(rejectionReasons(without).count, 1, "heard, woken, and not taken for a command")
+    }
+
+    func testAccentPronunciationsFollowTheDictionarysOwn() throws {
+        let words = try GrammarDictionary(vocabulary: ["search", "for", "dogs"], from: ModelPaths.debianDefault.dictionary)
+        let entries = words.entries.filter { !GrammarGenerator.isPhoneWord($0.word) }.map { "\($0.word) \($0.phones)" }
+        XCTAssertEqual(entries, ["dogs D AA G Z", "dogs(2) D AO G Z", "for F AO R", "for(2) F ER", "for(3) F R ER",
+                                 "for(4) F AO", "search S ER CH", "search(2) S AH CH"])
+        let plain = try GrammarDictionary(vocabulary: ["search"], from: ModelPaths.debianDefault.dictionary, accentVariants: false)
+        XCTAssertEqual(plain.entries.filter { !GrammarGenerator.isPhoneWord($0.word) }.map(\.phones), ["S ER CH"])
+        // A dictionary with another pronunciation to start from (another phone set, another accent) gets none.
+        let other = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-dict-\(UUID()).dict")
+        defer { try? FileManager.default.removeItem(at: other) }
+        try "search s er1 ch\n".write(to: other, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try GrammarDictionary(vocabulary: ["search"], from: other.path).entries.filter { !GrammarGenerator.isPhoneWord($0.word) }.count, 1)
+    }
+
     /// espeak-ng's British voice starts speaking right after a near-silent frame: the live decoder (the wake
     /// proposer) needs the noise floor too, or it takes "hey jarvis" for silence and nothing is decoded at all.
     func testTheLiveDecoderHearsTheNoiseFloorToo() throws {

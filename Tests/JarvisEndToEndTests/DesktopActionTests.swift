@@ -173,15 +173,15 @@ final class DesktopActionTests: XCTestCase {
             say: "set [the] volume to <number>"
             run: [\(program), volume, "{number}"]
         """)
-        let dry = try jarvis(["replay", fixture("custom_volume.wav"), "--json", "--config", config])
+        let dry = try jarvis(["replay", fixture("custom_volume.flac"), "--json", "--config", config])
         XCTAssertEqual(dry.status, 0, dry.stderr)
         XCTAssertNil(recorded(program), "replay runs nothing without --execute")
         XCTAssertEqual(dry.events("action").first?["status"] as? String, "dry-run")
 
-        let r = try jarvis(["replay", fixture("custom_volume.wav"), "--json", "--config", config,
+        let r = try jarvis(["replay", fixture("custom_volume.flac"), "--json", "--config", config,
                             "--execute", "--actions", "dry-run"])
         XCTAssertNil(recorded(program), "--actions dry-run executes nothing")
-        let run = try jarvis(["replay", fixture("custom_volume.wav"), "--json", "--config", config,
+        let run = try jarvis(["replay", fixture("custom_volume.flac"), "--json", "--config", config,
                               "--execute", "--actions", "xdotool"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(run.status, 0, run.stderr)

@@ -64,6 +64,10 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var highVoiceWarp: Double? = 1.3
     /// F0 (Hz) from which a voice is high (`highVoiceWarp`). The dev set's voices lie at 90–172 Hz.
     public var highVoiceHz = 180.0
+    /// Add the pronunciations of a non-rhotic accent that the model's American dictionary lacks to the grammar's
+    /// and the language model's words (`GrammarDictionary.accentPronunciations`: "search" without its r-coloured vowel,
+    /// "for" without its r).
+    public var accentVariants = true
     /// Model paths.
     public var model = ModelPaths.debianDefault
     /// Score the acoustic model's tied-mixture Gaussians with the SIMD scorer (`GaussianScoring`): the same
@@ -407,7 +411,8 @@ public final class UtteranceRecognizer {
         noiseFloor = settings.noiseFloorDB.map { NoiseFloor(levelDB: $0) }
         wakeWords = CommandSet.normalizeWords(wakePhrase)
         spokenWords = commands.vocabulary.union(wakeWords)
-        let dictionary = try GrammarDictionary(vocabulary: spokenWords, from: settings.model.dictionary)
+        let dictionary = try GrammarDictionary(vocabulary: spokenWords, from: settings.model.dictionary,
+                                               accentVariants: settings.accentVariants)
         if !dictionary.missing.isEmpty {
             throw DecoderError(operation: "dictionary", status: -1,
                                detail: "no pronunciation for: \(dictionary.missing.sorted().joined(separator: ", "))")
@@ -1294,7 +1299,8 @@ public final class UtteranceRecognizer {
             // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
             let vocabulary = try PocketSphinxDecoder.languageModelVocabulary(
                 path: modelPath, limit: settings.languageModelWords, keeping: spokenWords)
-            try decoder.addWords(GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary).entries)
+            try decoder.addWords(GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary,
+                                                   accentVariants: settings.accentVariants).entries)
             hasLanguageModelWords = true
         }
         let leads = CommandLeadModel(commands: commands, wakeWords: wakeWords)
