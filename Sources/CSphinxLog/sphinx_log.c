@@ -1,4 +1,4 @@
-// sphinxbase's log callback: keeps the last error line of each thread, hands a fatal one to a handler.
+// sphinxbase's log callback: keeps the first error line of each thread, hands a fatal one to a handler.
 #include "sphinx_log.h"
 #include <sphinxbase/err.h>
 #include <stdarg.h>

@@ -2,8 +2,8 @@ import CSndFile
 import Foundation
 
 /// Decodes any file libsndfile reads (WAV, FLAC, …; 8/16/24/32-bit integer or float, any rate, any
-/// channel count), or the same piped into standard input, and streams it as 16 kHz mono Int16: channels are averaged, then libsamplerate converts
-/// the rate. Memory stays bounded whatever the file's length.
+/// channel count), or the same piped into standard input, and streams it as 16 kHz mono Int16: channels are
+/// averaged, then libsamplerate converts the rate. Memory stays bounded whatever the file's length.
 public final class AudioFileSource: AudioSource {
     public let name: String
     /// How errors name the input: "Audio file 'x.wav'", or "The audio on standard input".
@@ -94,10 +94,9 @@ public final class AudioFileSource: AudioSource {
         }
     }
 
-    /// Copies standard input, to its end, into a temporary file and returns its path: most formats need a
-    /// reader that can seek (a WAV piped from `sox … -t wav -` says its length only when sox knew it, a FLAC's
-    /// index is at its end), and a pipe cannot. Standard input that is a terminal holds no audio: an error,
-    /// rather than waiting for a typist.
+    /// Copies standard input, to its end, into a temporary file and returns its path: libsndfile reads several
+    /// formats only from a file it can seek in, and a WAV piped from `sox … -t wav -` states its length only when
+    /// sox knew it. Standard input that is a terminal holds no audio: an error, rather than waiting for a typist.
     static func stageStandardInput(_ input: Int32 = STDIN_FILENO) throws(AudioInputError) -> String {
         if isatty(input) == 1 {
             throw AudioInputError(.unreadable,
