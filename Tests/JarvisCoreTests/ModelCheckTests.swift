@@ -94,6 +94,22 @@ final class ModelCheckTests: XCTestCase {
                        "The language model '/nonexistent/en-us.lm.bin' cannot be read.")
     }
 
+    /// A decoder checks its model itself, whoever makes it: a truncated definition is an error, not a crash.
+    func testADecoderRefusesADamagedDefinition() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-model-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: model.acousticModel) where name != "mdef" {
+            try FileManager.default.createSymbolicLink(atPath: folder + "/" + name, withDestinationPath: model.acousticModel + "/" + name)
+        }
+        try data(model.acousticModel + "/mdef").prefix(5_000).write(to: URL(fileURLWithPath: folder + "/mdef"))
+        var paths = model
+        paths.acousticModel = folder
+        XCTAssertThrowsError(try PocketSphinxDecoder(model: paths)) { error in
+            XCTAssertTrue("\(error)".contains("mdef' is damaged: it ends too early (5000 bytes)"), "\(error)")
+        }
+    }
+
     /// A failed load says why, in sphinxbase's own words about the first thing that went wrong.
     func testAFailedLoadSaysWhy() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-model-\(UUID())").path

@@ -24,7 +24,8 @@ public enum ConfigCheck {
         var out: [ConfigDiagnostic] = []
         var reported = Set<String>()
         // Report each missing word once, at the first custom command (or the whole file, for sites) using it.
-        var owners: [(words: Set<String>, line: Int)] = config.customCommands.map { c in
+        let file = config.path ?? "config"
+        var owners: [(words: Set<String>, file: String, line: Int)] = config.customCommands.map { c in
             var words = Set<String>()
             for p in c.definition.patterns {
                 words.formUnion(p.literalWords)
@@ -34,20 +35,17 @@ public enum ConfigCheck {
                     }
                 }
             }
-            return (words, c.line)
+            return (words, file, c.line)
         }
-        owners.append((vocabulary, 0))
-        var wakeOwner: String?
+        owners.append((vocabulary, file, 0))
         if let phrase = wakePhraseOption ?? config.wakePhrase {
-            wakeOwner = wakePhraseOption == nil ? config.path ?? "config" : "--wake-phrase"
-            owners.insert((Set(CommandSet.normalizeWords(phrase)), 0), at: 0)
+            owners.insert((Set(CommandSet.normalizeWords(phrase)), wakePhraseOption == nil ? file : "--wake-phrase", 0), at: 0)
         }
-        for (index, (words, line)) in owners.enumerated() {
+        for (words, owner, line) in owners {
             for w in words.sorted() where !known.contains(w) && !reported.contains(w) {
                 reported.insert(w)
                 let close = closest(w, in: known, count: 3)
-                out.append(ConfigDiagnostic(file: index == 0 ? wakeOwner ?? config.path ?? "config" : config.path ?? "config",
-                                            line: line,
+                out.append(ConfigDiagnostic(file: owner, line: line,
                                             message: "'\(w)' is not in the pronunciation dictionary, so it cannot be recognised"
                                                 + (close.isEmpty ? "" : " (closest: \(close.joined(separator: ", ")))")))
             }

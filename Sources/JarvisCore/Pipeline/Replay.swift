@@ -15,8 +15,10 @@ public enum Replay {
         private var pipeline: Pipeline?
         /// Where the pipeline's events go: the current file's emitter.
         private var emitCurrent: (Event) -> Void = { _ in }
+        /// Samples of the current file fed to the pipeline so far.
+        private var fed = 0
         /// Seconds of the current file fed to the pipeline so far (where a recogniser failure happened).
-        public private(set) var position: Double = 0
+        public var position: Double { AudioFormat.seconds(fed) }
 
         public init(settings: PipelineSettings, commands: CommandSet = .builtin(),
                     processor: CommandProcessor = DesktopCommandProcessor.dryRun()) {
@@ -62,8 +64,7 @@ public enum Replay {
             pipeline.reset()
             var ok = true
             let wallStart = Date()
-            var fed = 0
-            position = 0
+            fed = 0
             while true {
                 let chunk: [Int16]
                 do {
@@ -76,7 +77,6 @@ public enum Replay {
                 if chunk.isEmpty { break }
                 try pipeline.process(chunk)
                 fed += chunk.count
-                position = AudioFormat.seconds(fed)
                 if realtime {
                     let ahead = AudioFormat.seconds(fed) - Date().timeIntervalSince(wallStart)
                     if ahead > 0 { Thread.sleep(forTimeInterval: ahead) }

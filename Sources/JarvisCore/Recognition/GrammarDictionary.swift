@@ -66,10 +66,10 @@ public struct GrammarDictionary: Sendable {
     static func withAccentVariants(_ found: [(String, String)]) -> [(String, String)] {
         var result = found
         for variant in accentPronunciations {
-            let own = found.filter { $0.0 == variant.word || $0.0.hasPrefix(variant.word + "(") }
+            let isVariant = { (entry: (String, String)) in entry.0 == variant.word || entry.0.hasPrefix(variant.word + "(") }
+            let own = found.filter(isVariant)
             guard own.contains(where: { $0.1 == variant.from }), !own.contains(where: { $0.1 == variant.to }),
-                  let last = result.lastIndex(where: { $0.0 == variant.word || $0.0.hasPrefix(variant.word + "(") })
-            else { continue }
+                  let last = result.lastIndex(where: isVariant) else { continue }
             result.insert(("\(variant.word)(\(own.count + 1))", variant.to), at: last + 1)
         }
         return result

@@ -1,5 +1,6 @@
 import CPocketSphinx
 import Foundation
+import Synchronization
 
 /// Checks of a model's files that PocketSphinx does not make itself, run before it loads them: it reads a binary
 /// `mdef` (the acoustic model's definition: phones, triphones, senone sequences) without bounds checks, so a
@@ -12,8 +13,34 @@ public enum ModelCheck {
         acousticModelProblem(folder: model.acousticModel) ?? languageModelProblem(path: model.languageModel)
     }
 
-    /// What is wrong with the acoustic model in `folder`, as one sentence, or nil.
+    /// What is wrong with the acoustic model in `folder`, as one sentence, or nil. Every decoder asks before
+    /// PocketSphinx reads its model (`PocketSphinxDecoder.init`); a model that passed is not read again while its
+    /// files keep their sizes and modification times.
     public static func acousticModelProblem(folder: String) -> String? {
+        let key = fingerprint(folder)
+        if let key, passed.withLock({ $0.contains(key) }) { return nil }
+        let problem = readAcousticModelProblem(folder: folder)
+        if problem == nil, let key { passed.withLock { _ = $0.insert(key) } }
+        return problem
+    }
+
+    /// Acoustic model folders that passed, with their checked files' sizes and modification times.
+    private static let passed = Mutex<Set<String>>([])
+
+    private static func fingerprint(_ folder: String) -> String? {
+        var key = folder
+        for name in ["mdef", "feat.params"] {
+            var info = stat()
+            if stat(folder + "/" + name, &info) == 0 {
+                key += "|\(info.st_size)|\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+            } else if name == "mdef" {
+                return nil
+            }
+        }
+        return key
+    }
+
+    private static func readAcousticModelProblem(folder: String) -> String? {
         let mdefPath = folder + "/mdef"
         guard let mdef = FileManager.default.contents(atPath: mdefPath) else {
             return "The acoustic model's definition '\(mdefPath)' cannot be read."

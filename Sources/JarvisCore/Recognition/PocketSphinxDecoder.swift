@@ -73,6 +73,10 @@ public final class PocketSphinxDecoder {
     public init(model: ModelPaths, extraArguments: [(String, String)] = [],
                 fastGaussians: Bool = true) throws(DecoderError) {
         SphinxLog.install()
+        // PocketSphinx reads a binary model definition without bounds checks: a damaged one would crash the process.
+        if let damage = ModelCheck.acousticModelProblem(folder: model.acousticModel) {
+            throw DecoderError(operation: "ps_init", status: -1, detail: String(damage.dropLast()))
+        }
         var args: [(String, String)] = [
             ("-hmm", model.acousticModel), ("-dict", model.dictionary),
             // Our own VAD segments the audio; PocketSphinx's would drop frames inside an utterance.
