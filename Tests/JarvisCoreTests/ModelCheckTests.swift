@@ -94,35 +94,33 @@ final class ModelCheckTests: XCTestCase {
                        "The language model '/nonexistent/en-us.lm.bin' cannot be read.")
     }
 
-    /// A decoder checks its model itself, whoever makes it: a truncated definition is an error, not a crash.
-    func testADecoderRefusesADamagedDefinition() throws {
+    /// Debian's model with the first `bytes` of its file `name` in place of the whole: a copy (links to the
+    /// other files) in a temporary folder, removed after the test.
+    func modelCut(_ name: String, to bytes: Int) throws -> ModelPaths {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-model-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: model.acousticModel) where name != "mdef" {
-            try FileManager.default.createSymbolicLink(atPath: folder + "/" + name, withDestinationPath: model.acousticModel + "/" + name)
+        for other in try FileManager.default.contentsOfDirectory(atPath: model.acousticModel) where other != name {
+            try FileManager.default.createSymbolicLink(atPath: folder + "/" + other, withDestinationPath: model.acousticModel + "/" + other)
         }
-        try data(model.acousticModel + "/mdef").prefix(5_000).write(to: URL(fileURLWithPath: folder + "/mdef"))
+        try data(model.acousticModel + "/" + name).prefix(bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
         var paths = model
         paths.acousticModel = folder
-        XCTAssertThrowsError(try PocketSphinxDecoder(model: paths)) { error in
+        return paths
+    }
+
+    /// A decoder checks its model itself, whoever makes it: a truncated definition is an error, not a crash.
+    func testADecoderRefusesADamagedDefinition() throws {
+        XCTAssertThrowsError(try PocketSphinxDecoder(model: try modelCut("mdef", to: 5_000))) { error in
             XCTAssertTrue("\(error)".contains("mdef' is damaged: it ends too early (5000 bytes)"), "\(error)")
         }
     }
 
     /// A failed load says why, in sphinxbase's own words about the first thing that went wrong.
     func testAFailedLoadSaysWhy() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-model-\(UUID())").path
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: model.acousticModel) where name != "means" {
-            try FileManager.default.createSymbolicLink(atPath: folder + "/" + name, withDestinationPath: model.acousticModel + "/" + name)
-        }
-        try data(model.acousticModel + "/means").prefix(50_000).write(to: URL(fileURLWithPath: folder + "/means"))
-        var paths = model
-        paths.acousticModel = folder
+        let paths = try modelCut("means", to: 50_000)
         XCTAssertThrowsError(try PocketSphinxDecoder(model: paths)) { error in
-            XCTAssertTrue("\(error)".contains("Failed to read density data from file '\(folder)/means'"), "\(error)")
+            XCTAssertTrue("\(error)".contains("Failed to read density data from file '\(paths.acousticModel)/means'"), "\(error)")
         }
         XCTAssertNil(SphinxLog.takeError(), "the error was taken by the failed load")
         XCTAssertNoThrow(try PocketSphinxDecoder(model: model))
