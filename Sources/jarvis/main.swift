@@ -190,9 +190,15 @@ extension Jarvis {
             let phrase = wakePhrase ?? configuration.wakePhrase ?? "hey jarvis"
             if grammar {
                 let r = RecognizerSettings()
-                let generator = GrammarGenerator(commands: set, phoneCost: r.phoneCost,
+                var generator = GrammarGenerator(commands: set, phoneCost: r.phoneCost,
                                                  noWakeCost: r.noWakeCost, garbageCost: r.garbageCost)
-                print(generator.wakeGraph(wakeWords: CommandSet.normalizeWords(phrase)).fsgText, terminator: "")
+                let wakeWords = CommandSet.normalizeWords(phrase)
+                // The joined words need the model's pronunciations; without a model the grammar is printed without them.
+                if r.joinedConsonants, let dictionary = try? GrammarDictionary(vocabulary: set.vocabulary.union(wakeWords),
+                                                                              from: r.model.dictionary) {
+                    generator.joinPronunciations = dictionary.pronunciations
+                }
+                print(generator.wakeGraph(wakeWords: wakeWords).fsgText, terminator: "")
             } else {
                 print("Say \"\(phrase)\", then one of:")
                 print(set.describe())

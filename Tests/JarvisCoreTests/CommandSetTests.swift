@@ -248,6 +248,72 @@ final class CommandSetTests: XCTestCase {
         XCTAssertTrue(g.transitions.contains { $0.word == "scroll" })
     }
 
+    /// A word that starts with the consonant the word before it ended with can also be heard without it, only
+    /// after such a word, and through wordless transitions at their cost.
+    func testJoiningRepeatedConsonantsAddsTheJoinedWordOnlyAfterTheSameConsonant() {
+        let phones: [String: [[String]]] = [
+            "scroll": [["S", "K", "R", "OW", "L"]], "go": [["G", "OW"]], "left": [["L", "EH", "F", "T"]],
+            "up": [["AH", "P"]], "jarvis": [["JH", "AA", "R", "V", "AH", "S"]], "stop": [["S", "T", "AA", "P"]],
+            "l": [["L"]],
+        ]
+        var g = GrammarGraph()
+        g.start = g.newState()
+        g.final = g.newState()
+        let afterScroll = g.newState(), afterGo = g.newState(), afterName = g.newState(), command = g.newState()
+        g.add(g.start, afterScroll, "scroll")
+        g.add(g.start, afterGo, "go")
+        g.add(g.start, afterName, "jarvis")
+        for w in ["left", "up", "l"] {
+            g.add(afterScroll, g.final, w)
+            g.add(afterGo, g.final, w)
+        }
+        g.add(afterName, command, nil, -0.5)   // the wake phrase, then a command through a costed null
+        g.add(command, g.final, "stop", -1)
+        g.add(afterName, g.final, nil)
+        let joined = g.joiningRepeatedConsonants(phones)
+        for path in [["scroll", "left"], ["scroll", "up"], ["go", "left"], ["scroll", "left_joined"], ["jarvis"],
+                     ["jarvis", "stop"], ["jarvis", "stop_joined"], ["scroll", "l"]] {
+            XCTAssertTrue(accepts(joined, path), "\(path)")
+        }
+        for path in [["go", "left_joined"], ["scroll", "up_joined"], ["scroll", "l_joined"], ["go", "stop_joined"]] {
+            XCTAssertFalse(accepts(joined, path), "\(path)")
+        }
+        XCTAssertEqual(joined.transitions.first { $0.word == "stop_joined" }?.logProbability, -1.5,
+                       "the null transition's cost and the word's")
+        XCTAssertEqual(joined.transitions.filter { $0.word == "scroll" }.count, 1, "the first word is not doubled")
+        XCTAssertEqual(g.joiningRepeatedConsonants([:]).transitions.count, g.transitions.count, "no pronunciations, no change")
+        XCTAssertEqual(PocketSphinxDecoder.baseWord("left_joined"), "left")
+        XCTAssertEqual(PocketSphinxDecoder.baseWord("left_joined(2)"), "left")
+        XCTAssertEqual(GrammarGraph.joinedPronunciations([["T", "AE", "B"], ["AH", "P"], ["L"]]), [["AE", "B"]])
+    }
+
+    /// The generated grammars join where a command's words meet ("scroll left", "next tab"), and the dictionary
+    /// holds every joined word a phrase could use.
+    func testGrammarsOfferJoinedWordsWithTheirPronunciations() throws {
+        let dict = ModelPaths.debianDefault.dictionary
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: dict), "pocketsphinx-en-us is not installed")
+        var d = try GrammarDictionary(vocabulary: set.vocabulary.union(["hey", "jarvis"]), from: dict)
+        var generator = GrammarGenerator(commands: set)
+        generator.joinPronunciations = d.pronunciations
+        d.add(generator.joinedEntries)
+        XCTAssertTrue(d.text.contains("left_joined EH F T\n"))
+        XCTAssertTrue(d.text.contains("tab_joined AE B\n"))
+        XCTAssertFalse(d.text.contains("up_joined"), "a vowel is not joined")
+        let commands = generator.commandsGraph()
+        XCTAssertTrue(accepts(commands, ["scroll", "left_joined"]))
+        XCTAssertTrue(accepts(commands, ["next", "tab_joined"]))
+        XCTAssertFalse(accepts(commands, ["new", "tab_joined"]))
+        let wake = generator.wakeGraph(wakeWords: ["hey", "jarvis"])
+        XCTAssertTrue(accepts(wake, ["hey", "jarvis", "scroll", "left_joined"]))
+        XCTAssertTrue(accepts(generator.followUpGraph(), ["scroll", "left_joined"]))
+        XCTAssertFalse(accepts(wake, ["hey", "jarvis", "scroll_joined", "down"]), "within a command only")
+        let known = Set(d.entries.map { String($0.word.prefix { $0 != "(" }) })
+        for word in wake.words.union(generator.followUpGraph().words) {
+            XCTAssertTrue(known.contains(word), "\(word) has a pronunciation")
+        }
+        XCTAssertEqual(generator.phraseGraph(["next", "tab"]).words, ["next", "tab", "tab_joined"])
+    }
+
     func testDictionaryKeepsAlternatesAndToleratesOddLines() throws {
         let path = NSTemporaryDirectory() + "/jarvis-test-\(UUID().uuidString).dict"
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -149,6 +149,84 @@ extension GrammarGraph {
     }
 }
 
+extension GrammarGraph {
+    /// Suffix of a grammar word said without its first consonant, which the word before it ended with
+    /// (`joiningRepeatedConsonants`): "left_joined" is "left" after "scroll".
+    public static let joinedSuffix = "_joined"
+
+    /// The word said without the first consonant it shares with the word before it ("left" → "left_joined").
+    public static func joinedWord(_ word: String) -> String { word + joinedSuffix }
+
+    /// CMU vowels; every other phone is a consonant.
+    static let vowels: Set<String> = ["AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"]
+
+    /// The joined word's pronunciations: `pronunciations` (phones) that start with a consonant and have another
+    /// phone after it, without that consonant.
+    public static func joinedPronunciations(_ pronunciations: [[String]]) -> [[String]] {
+        pronunciations.filter { $0.count > 1 && !vowels.contains($0[0]) }.map { Array($0.dropFirst()) }
+    }
+
+    /// The same language, where a word that ends with a consonant is followed by a word that starts with it, with
+    /// one more path: the second word without that consonant (`joinedWord`). Connected speech says the two as
+    /// one ("scrol‿left", "las‿tab"), and the model's phones last 3 frames (30 ms) each, so a short joined
+    /// consonant does not fit two of them and the grammar took a word without it ("scroll up"). Measured on the
+    /// dev set: espeak-ng's "scroll left" heard, clean and under white noise; one babble10 command lost ("new tab"
+    /// heard as "go to the last tab" and rejected); the non-command, noise, voice, variant and other-voice sets
+    /// the same, clip by clip. Only after such a word: the state between the two is copied, and the words that
+    /// end with the consonant lead to the copy, which also offers the joined words (those after wordless
+    /// transitions too, with their cost). `pronunciations`: each word's phones; a word without any (the phone
+    /// loop's) is left as it is. Apply it once to a graph: its joined words have no pronunciations of their own.
+    public func joiningRepeatedConsonants(_ pronunciations: [String: [[String]]]) -> GrammarGraph {
+        func lastConsonants(_ word: String) -> Set<String> {
+            Set((pronunciations[word] ?? []).compactMap { $0.last }.filter { !Self.vowels.contains($0) })
+        }
+        func firstConsonants(_ word: String) -> Set<String> {
+            Set((pronunciations[word] ?? []).filter { $0.count > 1 && !Self.vowels.contains($0[0]) }.map { $0[0] })
+        }
+        var outgoing = [[Transition]](repeating: [], count: stateCount)
+        for t in transitions { outgoing[t.from].append(t) }
+        /// The word transitions that leave `state` or a state its wordless transitions reach, each with the
+        /// best cost of getting there.
+        func wordsAfter(_ state: Int) -> [(Transition, Double)] {
+            var best = [state: 0.0], stack = [state]
+            while let s = stack.popLast() {
+                for t in outgoing[s] where t.word == nil {
+                    let cost = best[s]! + t.logProbability
+                    if cost > best[t.to] ?? -.infinity { best[t.to] = cost; stack.append(t.to) }
+                }
+            }
+            return best.keys.sorted().flatMap { s in outgoing[s].filter { $0.word != nil }.map { ($0, best[s]!) } }
+        }
+        var g = GrammarGraph()
+        for _ in 0..<stateCount { _ = g.newState() }
+        g.start = start
+        g.final = final
+        var copies: [[String]: Int] = [:]   // [state, consonant] → the state's copy for words ending with it
+        var added: [Transition] = []
+        for t in transitions {
+            guard let word = t.word else { g.add(t.from, t.to, nil, t.logProbability); continue }
+            let next = wordsAfter(t.to)
+            let shared = lastConsonants(word).intersection(next.flatMap { firstConsonants($0.0.word!) }).sorted()
+            if shared.isEmpty { g.add(t.from, t.to, word, t.logProbability); continue }
+            for consonant in shared {
+                let key = ["\(t.to)", consonant]
+                if copies[key] == nil {
+                    let copy = g.newState()
+                    copies[key] = copy
+                    for o in outgoing[t.to] { added.append(Transition(from: copy, to: o.to, word: o.word, logProbability: o.logProbability)) }
+                    for (o, cost) in next where firstConsonants(o.word!).contains(consonant) {
+                        added.append(Transition(from: copy, to: o.to, word: Self.joinedWord(o.word!),
+                                                logProbability: o.logProbability + cost))
+                    }
+                }
+                g.add(t.from, copies[key]!, word, t.logProbability)
+            }
+        }
+        for t in added { g.add(t.from, t.to, t.word, t.logProbability) }
+        return g
+    }
+}
+
 /// Builds the recogniser's grammars from a `CommandSet`: the one source of truth, so the grammar and the
 /// intent parser never disagree.
 ///
@@ -179,6 +257,10 @@ public struct GrammarGenerator: Sendable {
     /// anchor the wake phrase's end for a decoder that only proposes wake candidates (the live one), with
     /// fewer words to keep active after each of its candidates.
     public var firstWordsOfCommands = false
+    /// Each grammar word's pronunciations (phones); when set, the commands and phrases offer a word said without the
+    /// consonant that the word before it ended with (`GrammarGraph.joiningRepeatedConsonants`), and the
+    /// dictionary needs `joinedEntries`.
+    public var joinPronunciations: [String: [[String]]]? = nil
 
     /// A coarser loop (`RecognizerSettings.liveLoopPhones`, cheaper but less precise there): two or three
     /// phones of each broad class (open, close, central and r-coloured vowels; fricatives; voiceless stops;
@@ -250,7 +332,15 @@ public struct GrammarGenerator: Sendable {
     }
 
     /// Exactly one command, nothing else (no free speech around it): which command best explains a span.
+    /// With `joinPronunciations`, the joined words within a command ("scroll left_joined"), not between the wake
+    /// phrase and the command: "hey jarvis, scroll …" joined as "jarvi‿scroll" took 3 babble10 and 1 white15
+    /// command of the dev set (a wake phrase that ended early) and gained none, even without the pause.
     public func commandsGraph() -> GrammarGraph {
+        joined(commandsOnly())
+    }
+
+    /// `commandsGraph` before the joined words.
+    func commandsOnly() -> GrammarGraph {
         var g = GrammarGraph()
         g.start = g.newState()
         g.final = g.newState()
@@ -260,6 +350,24 @@ public struct GrammarGenerator: Sendable {
             }
         }
         return minimize ? g.minimized() : g
+    }
+
+    /// `graph` with the joined words of `joinPronunciations` (unchanged without them).
+    func joined(_ graph: GrammarGraph) -> GrammarGraph {
+        joinPronunciations.map(graph.joiningRepeatedConsonants) ?? graph
+    }
+
+    /// Dictionary entries (word, phones) for the joined word of each word of `joinPronunciations` that can have
+    /// one (any phrase's graph may use it), alternatives numbered after the first.
+    public var joinedEntries: [(String, String)] {
+        var entries: [(String, String)] = []
+        for (base, pronunciations) in (joinPronunciations ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let word = GrammarGraph.joinedWord(base)
+            for (i, phones) in GrammarGraph.joinedPronunciations(pronunciations).enumerated() {
+                entries.append((i == 0 ? word : "\(word)(\(i + 1))", phones.joined(separator: " ")))
+            }
+        }
+        return entries
     }
 
     /// A free phone loop with no language cost: the competitor that verifies a wake phrase acoustically.
@@ -275,13 +383,13 @@ public struct GrammarGenerator: Sendable {
         var g = GrammarGraph()
         g.start = g.newState()
         g.final = emit(&g, words.map { .word($0) }, from: g.start)
-        return g
+        return joined(g)
     }
 
     /// Command or free speech from `from` to `end`.
     func addTail(_ g: inout GrammarGraph, from: Int, to end: Int) {
         if firstWordsOfCommands {
-            for word in commandsGraph().firstWords.sorted() { g.add(from, end, word) }
+            for word in commandsOnly().firstWords.sorted() { g.add(from, end, word) }
         } else {
             g.splice(commandsGraph(), from: from, to: end)
         }

@@ -5,7 +5,7 @@ import Foundation
 /// Small, so the grammar decoder loads fast, and generated, so it always matches the command set.
 public struct GrammarDictionary: Sendable {
     /// Lines "word PH ONES", in dictionary order.
-    public let entries: [(word: String, phones: String)]
+    public private(set) var entries: [(word: String, phones: String)]
     /// Grammar words the model's dictionary does not know.
     public let missing: Set<String>
 
@@ -73,6 +73,20 @@ public struct GrammarDictionary: Sendable {
             result.insert(("\(variant.word)(\(own.count + 1))", variant.to), at: last + 1)
         }
         return result
+    }
+
+    /// Each word's pronunciations (phones), alternatives ("for(2)") under their word; the phone words left out.
+    public var pronunciations: [String: [[String]]] {
+        var result: [String: [[String]]] = [:]
+        for (word, phones) in entries where !GrammarGenerator.isPhoneWord(word) {
+            result[PocketSphinxDecoder.baseWord(word), default: []].append(phones.split(separator: " ").map(String.init))
+        }
+        return result
+    }
+
+    /// Adds entries (word, phones) after the others.
+    public mutating func add(_ more: [(String, String)]) {
+        entries += more.map { (word: $0.0, phones: $0.1) }
     }
 
     public var text: String {

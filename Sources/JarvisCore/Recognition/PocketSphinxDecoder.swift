@@ -316,11 +316,15 @@ public final class PocketSphinxDecoder {
         return strstr(cText, fragment) != nil
     }
 
-    /// "for(2)" (an alternative pronunciation) → "for".
+    /// "for(2)" (an alternative pronunciation) → "for"; "left_joined" (`GrammarGraph.joinedWord`) → "left".
     public static func baseWord(_ w: String) -> String {
+        var w = w
         if w.count > 3, w.hasSuffix(")"), let paren = w.lastIndex(of: "("), paren > w.startIndex,
            w[w.index(after: paren)..<w.index(before: w.endIndex)].allSatisfy(\.isNumber) {
-            return String(w[..<paren])
+            w = String(w[..<paren])
+        }
+        if w.count > GrammarGraph.joinedSuffix.count, w.hasSuffix(GrammarGraph.joinedSuffix) {
+            w.removeLast(GrammarGraph.joinedSuffix.count)
         }
         return w
     }

@@ -68,6 +68,9 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// and the language model's words (`GrammarDictionary.accentPronunciations`: "search" without its r-coloured vowel,
     /// "for" without its r).
     public var accentVariants = true
+    /// Let a command word that starts with the consonant the word before it ended with be heard without it
+    /// ("scroll left" said with one "l"; `GrammarGraph.joiningRepeatedConsonants`).
+    public var joinedConsonants = true
     /// Model paths.
     public var model = ModelPaths.debianDefault
     /// Score the acoustic model's tied-mixture Gaussians with the SIMD scorer (`GaussianScoring`): the same
@@ -328,6 +331,9 @@ public final class UtteranceRecognizer {
     private let spokenWords: Set<String>
     public let settings: RecognizerSettings
     private let decoder: PocketSphinxDecoder
+    /// The commands-only and forced-alignment grammars' generator (its default costs; the joined words when
+    /// `RecognizerSettings.joinedConsonants`).
+    private let plainGenerator: GrammarGenerator
     /// Whether the grammar decoder holds the general language model's search ("lm"; search text, rejections),
     /// added on first use and removed when released.
     private var hasLanguageModelSearch = false
@@ -411,12 +417,21 @@ public final class UtteranceRecognizer {
         noiseFloor = settings.noiseFloorDB.map { NoiseFloor(levelDB: $0) }
         wakeWords = CommandSet.normalizeWords(wakePhrase)
         spokenWords = commands.vocabulary.union(wakeWords)
-        let dictionary = try GrammarDictionary(vocabulary: spokenWords, from: settings.model.dictionary,
+        var dictionary = try GrammarDictionary(vocabulary: spokenWords, from: settings.model.dictionary,
                                                accentVariants: settings.accentVariants)
         if !dictionary.missing.isEmpty {
             throw DecoderError(operation: "dictionary", status: -1,
                                detail: "no pronunciation for: \(dictionary.missing.sorted().joined(separator: ", "))")
         }
+        var generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
+                                         noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
+        var plainGenerator = GrammarGenerator(commands: commands)
+        if settings.joinedConsonants {
+            generator.joinPronunciations = dictionary.pronunciations
+            plainGenerator.joinPronunciations = generator.joinPronunciations
+            dictionary.add(generator.joinedEntries)
+        }
+        self.plainGenerator = plainGenerator
         let dictPath = try dictionary.writeTemporary()
         defer { try? FileManager.default.removeItem(atPath: dictPath) }
         var grammarModel = settings.model
@@ -425,8 +440,6 @@ public final class UtteranceRecognizer {
             ("-cmn", "batch"),
             ("-wip", String(settings.wordInsertionPenalty)),
         ] + settings.warpArguments, fastGaussians: settings.fastGaussianScoring)
-        let generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
-                                         noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
         let wakeGraph = generator.wakeGraph(wakeWords: wakeWords), followUpGraph = generator.followUpGraph()
         secondPassGraphs = ["wake": wakeGraph, "followup": followUpGraph]
         try decoder.addGraph(name: "wake", wakeGraph, wordBeam: settings.secondPassWordBeam)
@@ -970,7 +983,7 @@ public final class UtteranceRecognizer {
         let (from, to) = samples(fromFrame: sf, toFrame: ef)
         guard to - from >= Self.samplesPerFrame * 10 else { return nil }
         if !hasCommandsSearch {
-            try decoder.addGraph(name: "commands", GrammarGenerator(commands: commands).commandsGraph())
+            try decoder.addGraph(name: "commands", plainGenerator.commandsGraph())
             hasCommandsSearch = true
         }
         guard let hyp = try decoder.decodeUtterance(commandAudio[from..<to], search: "commands") else { return nil }
@@ -999,7 +1012,7 @@ public final class UtteranceRecognizer {
 
     /// The same for `words` alone (forced alignment, the "phrase" search).
     private func pathScore(of words: [String], _ range: Range<Int>) throws(DecoderError) -> Double? {
-        try decoder.addGraph(name: "phrase", GrammarGenerator(commands: commands).phraseGraph(words))
+        try decoder.addGraph(name: "phrase", plainGenerator.phraseGraph(words))
         return try pathScore(search: "phrase", range)
     }
 
@@ -1027,7 +1040,7 @@ public final class UtteranceRecognizer {
     func nameHalvesVerify(_ name: RecognizedWord, margin: Double) throws(DecoderError) -> Bool {
         guard let (first, second) = nameHalfWords else { return true }
         let (from, to) = samples(fromFrame: name.startFrame, toFrame: name.endFrame)
-        try decoder.addGraph(name: "phrase", GrammarGenerator(commands: commands).phraseGraph([first, second]))
+        try decoder.addGraph(name: "phrase", plainGenerator.phraseGraph([first, second]))
         guard let hyp = try decoder.decodeUtterance(fed[from..<to], search: "phrase"),
               case let halves = hyp.spokenWords, halves.count == 2 else { return false }
         var margins: [Double] = []
