@@ -195,7 +195,8 @@ extension Jarvis {
                 let wakeWords = CommandSet.normalizeWords(phrase)
                 // The joined words need the model's pronunciations; without a model the grammar is printed without them.
                 if r.joinedConsonants, let dictionary = try? GrammarDictionary(vocabulary: set.vocabulary.union(wakeWords),
-                                                                              from: r.model.dictionary) {
+                                                                              from: r.model.dictionary,
+                                                                              accentVariants: r.accentVariants) {
                     generator.joinPronunciations = dictionary.pronunciations
                 }
                 print(generator.wakeGraph(wakeWords: wakeWords).fsgText, terminator: "")
