@@ -140,20 +140,22 @@ extension Jarvis {
             nonisolated(unsafe) let fatalHistory = historyLog, fatalListener = listener
             let json = common.json
             SphinxLog.onFatal { message in
-                let text = RunSetup.fatalMessage(message)
-                fatalHistory?.record(Event(t: fatalListener.seconds, .error(code: "recogniser", message: text)))
-                RunSetup.fail(text, code: "recogniser", status: ExitStatus.recogniser, printer: EventPrinter(json: json),
-                              t: fatalListener.seconds)
+                Self.failRecognising(RunSetup.fatalMessage(message), history: fatalHistory, at: fatalListener.seconds,
+                                     printer: EventPrinter(json: json))
             }
             do {
                 try listener.run()
             } catch {
-                let message = "The recogniser failed: \(error.description)"
-                // On disk first, as every event: the history says why listening stopped.
-                historyLog?.record(Event(t: listener.seconds, .error(code: "recogniser", message: message)))
-                RunSetup.fail(message, code: "recogniser", status: ExitStatus.recogniser, printer: printer,
-                              t: listener.seconds)
+                Self.failRecognising("The recogniser failed: \(error.description)", history: historyLog,
+                                     at: listener.seconds, printer: printer)
             }
+        }
+
+        /// A recogniser failure while listening: recorded in the history first (on disk, as every event: the
+        /// history says why listening stopped), then reported at audio time `t` (seconds), and the process exits.
+        static func failRecognising(_ message: String, history: HistoryLog?, at t: Double, printer: EventPrinter) -> Never {
+            history?.record(Event(t: t, .error(code: "recogniser", message: message)))
+            RunSetup.fail(message, code: "recogniser", status: ExitStatus.recogniser, printer: printer, t: t)
         }
     }
 }

@@ -190,15 +190,11 @@ extension Jarvis {
             let phrase = wakePhrase ?? configuration.wakePhrase ?? "hey jarvis"
             if grammar {
                 let r = RecognizerSettings()
-                var generator = GrammarGenerator(commands: set, phoneCost: r.phoneCost,
-                                                 noWakeCost: r.noWakeCost, garbageCost: r.garbageCost)
                 let wakeWords = CommandSet.normalizeWords(phrase)
                 // The joined words need the model's pronunciations; without a model the grammar is printed without them.
-                if r.joinedConsonants, let dictionary = try? GrammarDictionary(vocabulary: set.vocabulary.union(wakeWords),
-                                                                              from: r.model.dictionary,
-                                                                              accentVariants: r.accentVariants) {
-                    generator.joinPronunciations = dictionary.pronunciations
-                }
+                let dictionary = try? GrammarDictionary(vocabulary: set.vocabulary.union(wakeWords), from: r.model.dictionary,
+                                                        accentVariants: r.accentVariants)
+                let generator = GrammarGenerator(commands: set, settings: r, dictionary: dictionary)
                 print(generator.wakeGraph(wakeWords: wakeWords).fsgText, terminator: "")
             } else {
                 print("Say \"\(phrase)\", then one of:")

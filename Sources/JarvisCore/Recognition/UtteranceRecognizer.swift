@@ -319,6 +319,16 @@ public struct UtteranceResult: Equatable, Sendable {
     public var rescored = false
 }
 
+extension GrammarGenerator {
+    /// The generator of the second pass's grammars under `settings`: its costs, and with `joinedConsonants` the
+    /// joined words of `dictionary`'s pronunciations (none without a dictionary).
+    public init(commands: CommandSet, settings: RecognizerSettings, dictionary: GrammarDictionary?) {
+        self.init(commands: commands, phoneCost: settings.phoneCost, noWakeCost: settings.noWakeCost,
+                  garbageCost: settings.garbageCost)
+        if settings.joinedConsonants { joinPronunciations = dictionary?.pronunciations }
+    }
+}
+
 /// The recognition stage: PocketSphinx with grammars generated from the command set. Streams one VAD
 /// segment at a time; the wake grammar spots the wake phrase (against a phone loop, so speech without it
 /// ends there) and recognises a command in the same pass.
@@ -423,14 +433,10 @@ public final class UtteranceRecognizer {
             throw DecoderError(operation: "dictionary", status: -1,
                                detail: "no pronunciation for: \(dictionary.missing.sorted().joined(separator: ", "))")
         }
-        var generator = GrammarGenerator(commands: commands, phoneCost: settings.phoneCost,
-                                         noWakeCost: settings.noWakeCost, garbageCost: settings.garbageCost)
+        let generator = GrammarGenerator(commands: commands, settings: settings, dictionary: dictionary)
+        dictionary.add(generator.joinedEntries)
         var plainGenerator = GrammarGenerator(commands: commands)
-        if settings.joinedConsonants {
-            generator.joinPronunciations = dictionary.pronunciations
-            plainGenerator.joinPronunciations = generator.joinPronunciations
-            dictionary.add(generator.joinedEntries)
-        }
+        plainGenerator.joinPronunciations = generator.joinPronunciations
         self.plainGenerator = plainGenerator
         let dictPath = try dictionary.writeTemporary()
         defer { try? FileManager.default.removeItem(atPath: dictPath) }
