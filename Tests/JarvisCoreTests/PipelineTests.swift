@@ -850,8 +850,42 @@ extension PipelineTests {
         XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -26, settings: floor), "wake"), 0)
         var strict = unwarped
         strict.recognizer.weakCandidateHalvesMargin = 1.5
+        strict.recognizer.strongFirstHalfMargin = nil
         XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -26, settings: strict), "wake"), 0,
                        "one half of the name verifies under 1.5")
+    }
+
+    /// Under steady noise the end of the name drowns first, so a strong first half carries a weak second one
+    /// (`strongFirstHalfMargin`, `weakSecondHalfMargin`), never the other way round. The fixture's halves verify
+    /// at about 2.0 and 1.3 under white noise at -26 dBFS: with the weak candidates' bar at 1.5 the second half
+    /// fails it, and the wake holds only when the first half may carry it.
+    func testAStrongFirstHalfOfTheNameCarriesAWeakSecondOneInSteadyNoise() throws {
+        var strict = unwarped
+        strict.recognizer.weakCandidateHalvesMargin = 1.5
+        let carried = try run("search_pizza.wav", noiseDB: -26, settings: strict)
+        XCTAssertEqual(count(carried, "wake"), 1)
+        XCTAssertEqual(intents(carried).map(\.name), ["search"])
+        var weaker = strict
+        weaker.recognizer.weakSecondHalfMargin = 1.6
+        XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -26, settings: weaker), "wake"), 0)
+        var stronger = strict
+        stronger.recognizer.strongFirstHalfMargin = 2.5
+        XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -26, settings: stronger), "wake"), 0)
+
+        // The rule itself, on margins (nats per frame).
+        let settings = RecognizerSettings()
+        func holds(_ first: Double, _ second: Double, _ margin: Double = 0.4, _ s: RecognizerSettings? = nil) -> Bool {
+            UtteranceRecognizer.nameHalvesHold(first: first, second: second, margin: margin, settings: s ?? settings)
+        }
+        XCTAssertTrue(holds(0.5, 0.5))
+        XCTAssertTrue(holds(2.0, -0.3))
+        XCTAssertFalse(holds(1.2, -0.3), "a first half under strongFirstHalfMargin carries nothing")
+        XCTAssertFalse(holds(2.0, -0.5), "a second half under weakSecondHalfMargin fails")
+        XCTAssertFalse(holds(0.3, 2.0), "the first half's margin never moves")
+        XCTAssertFalse(holds(2.0, -.infinity))
+        var off = settings
+        off.strongFirstHalfMargin = nil
+        XCTAssertFalse(holds(2.0, -0.3, 0.4, off))
     }
 
     /// Under steady noise every wake needs both halves of the name over the phone loop (`nameHalvesMargin`);
@@ -861,6 +895,7 @@ extension PipelineTests {
         XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -31), "wake"), 1)
         var strict = PipelineSettings()
         strict.recognizer.nameHalvesMargin = 2.0
+        strict.recognizer.strongFirstHalfMargin = nil
         XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -31, settings: strict), "wake"), 0)
         var off = strict
         off.recognizer.nameHalvesMargin = nil
