@@ -888,6 +888,27 @@ extension PipelineTests {
         XCTAssertFalse(holds(2.0, -0.3, 0.4, off))
     }
 
+    /// Under steady noise the live decoder hears the raw audio, and may propose no wake candidate at all (the
+    /// segment is then not decoded again). Such a segment is heard once more by it with the noise reduced
+    /// (`liveSearchOnReducedNoise`); what it finds there still faces the gate on the raw audio. The fixture
+    /// under white noise at -26 dBFS: the live decoder finds nothing; with the noise reduced it hears "hey
+    /// jarvis", whose raw margin passes the weak candidates' floor.
+    func testASegmentWithoutLiveCandidatesInSteadyNoiseIsHeardAgainWithTheNoiseReduced() throws {
+        let events = try run("close_current_tab.flac", noiseDB: -26)
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events).first?.slots["target"], .string("close_tab"))
+
+        var off = PipelineSettings()
+        off.recognizer.liveSearchOnReducedNoise = false
+        XCTAssertEqual(count(try run("close_current_tab.flac", noiseDB: -26, settings: off), "wake"), 0)
+        var gated = PipelineSettings()
+        gated.recognizer.weakCandidateScore = 5
+        XCTAssertEqual(count(try run("close_current_tab.flac", noiseDB: -26, settings: gated), "wake"), 0,
+                       "the candidate found with the noise reduced still faces the raw gate")
+        // In a quiet room the live decoder's own candidates are all there is.
+        XCTAssertEqual(count(try run("close_current_tab.flac", settings: off), "wake"), 1)
+    }
+
     /// Under steady noise every wake needs both halves of the name over the phone loop (`nameHalvesMargin`);
     /// in a quiet room the test is not made. At -31 dBFS the live candidate passes the gate (no weak path)
     /// and the halves verify at about 2.7 and 1.5.
