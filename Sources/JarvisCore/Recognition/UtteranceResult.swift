@@ -1,0 +1,38 @@
+/// What one utterance held. Times are absolute samples of the stream (16 kHz).
+public struct UtteranceResult: Equatable, Sendable {
+    public struct WakeSpan: Equatable, Sendable {
+        public let startSample: Int
+        public let endSample: Int
+        /// Confidence 0…1 (acoustic verification against a free phone loop); 0.5 at the threshold for the
+        /// segment's noise.
+        public let score: Double
+        /// The same against the quiet-room threshold: a wake phrase that only passes thanks to the noise
+        /// allowance stays marginal (reported only with a command that is sure).
+        public var quietScore: Double
+
+        public init(startSample: Int, endSample: Int, score: Double, quietScore: Double? = nil) {
+            self.startSample = startSample
+            self.endSample = endSample
+            self.score = score
+            self.quietScore = quietScore ?? score
+        }
+    }
+    public var wake: WakeSpan?
+    /// The words after the wake phrase (or the whole utterance in the follow-up window), fillers removed;
+    /// phone-loop words stand for free speech.
+    public var words: [String]
+    /// Absolute sample where the first phone-loop word after the last command word starts (free text).
+    public var freeSpeechStart: Int?
+    /// Absolute samples of the command words.
+    public var commandStart: Int?
+    public var commandEnd: Int?
+    /// Where free text can end: the next wake phrase, or the end of the utterance (the grammar's phone loop
+    /// often hands the last words of a query to silence fillers, so `commandEnd` can be early).
+    public var spanEnd: Int?
+    /// Confidence of the command words, 0…1 (their acoustic match against a free phone loop; 0.5 at the
+    /// command threshold); 0 when there are none.
+    public var confidence: Double
+    /// The command is not the one the grammar heard first but the one that covers the phones after it
+    /// (`RecognizerSettings.rescoreTrailingPhones`): it needs the language model's agreement like an unsure one.
+    public var rescored = false
+}
