@@ -473,10 +473,15 @@ public final class UtteranceRecognizer {
         var decoded = 0..<fed.count
         // Under steady noise, a segment in which the live decoder proposed nothing is heard again by it with
         // the noise reduced; the candidates it finds there still face the gate on the raw audio.
+        var reducedNoise: [Int16]?
         if settings.gateFinalDecode && settings.liveSearchOnReducedNoise && liveStarted && replayedSamples == 0
             && candidateSpan == nil && weakCandidateSpan == nil && noisiness > 0,
            let live, let denoiser = steadyNoiseDenoiser() {
-            try proposeCandidates(live: live, reducedNoise: denoiser.denoise(fed[...]))
+            // The first seconds only (a long segment's wake phrase opens it, or the live decoder heard it).
+            let span = min(fed.count, AudioFormat.samples(settings.reducedNoiseSearchSpan))
+            let reduced = denoiser.denoise(fed[..<span])
+            try proposeCandidates(live: live, reducedNoise: reduced)
+            if span == fed.count { reducedNoise = reduced }
         }
         // Under steady noise, a segment with only weak candidates is decoded again, its wakes held to more.
         let weakOnly = settings.gateFinalDecode && liveStarted && replayedSamples == 0
@@ -502,7 +507,7 @@ public final class UtteranceRecognizer {
             decoded = lower..<min(fed.count, upper)
         }
         // Steady noise (hiss, fan) under the speech: the second pass and its verification hear it reduced.
-        let heard = steadyNoiseDenoiser()?.denoise(fed[...]) ?? fed
+        let heard = reducedNoise ?? steadyNoiseDenoiser()?.denoise(fed[...]) ?? fed
         commandAudio = noiseFloor?.apply(heard, start: utteranceStart, ifSilenceIn: fed[...]) ?? heard
         fed = heard
         frameOffset = decoded.lowerBound
