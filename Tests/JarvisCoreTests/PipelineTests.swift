@@ -875,7 +875,7 @@ extension PipelineTests {
         // The rule itself, on margins (nats per frame).
         let settings = RecognizerSettings()
         func holds(_ first: Double, _ second: Double, _ margin: Double = 0.4, _ s: RecognizerSettings? = nil) -> Bool {
-            UtteranceRecognizer.nameHalvesHold(first: first, second: second, margin: margin, settings: s ?? settings)
+            UtteranceRecognizer.halvesHold(first: first, second: second, margin: margin, settings: s ?? settings)
         }
         XCTAssertTrue(holds(0.5, 0.5))
         XCTAssertTrue(holds(2.0, -0.3))

@@ -48,6 +48,8 @@ public final class UtteranceRecognizer {
     private var sawWakeCandidate: Bool { candidateSpan != nil }
     /// The same for candidates under `gateScore` (kept under steady noise, `weakCandidateHalvesMargin`).
     private var weakCandidateSpan: Range<Int>?
+    /// The cepstral mean of a segment's reduced-noise audio (`proposeCandidates`), made on first use.
+    private var reducedNoiseMean: CepstralMeanTracker?
     /// The searches `decodeWithRetry` has added ("wake-wide", "followup-wide").
     private var wideSearches: Set<String> = []
     /// The second pass's grammars by search name ("wake", "followup"), for `decodeWithRetry`'s wide copies.
@@ -359,13 +361,7 @@ public final class UtteranceRecognizer {
                 FileHandle.standardError.write(Data("live wake at frames \(nameWord.startFrame)-\(nameWord.endFrame) (decoded \(lastFrame)): score \(score)\n".utf8))
             }
             let wakeFirst = wakeEnd - wakeWords.count + 1
-            let wakeStart = words[wakeFirst].startFrame * Self.samplesPerFrame
-            let wakeStop = (nameWord.endFrame + 1) * Self.samplesPerFrame
-            if score >= gateScore {
-                candidateSpan = Self.union(candidateSpan, wakeStart..<wakeStop)
-            } else if settings.weakCandidateHalvesMargin != nil, noisiness > 0, score >= settings.weakCandidateScore {
-                weakCandidateSpan = Self.union(weakCandidateSpan, wakeStart..<wakeStop)
-            }
+            noteCandidate(score: score, from: words[wakeFirst], to: nameWord)
             guard !final, quietScore >= settings.earlyWakeScore,
                   leadLastsLongEnough(words[wakeFirst...wakeEnd]),
                   try nameBeatsOnsetRivals(nameWord),
@@ -382,6 +378,18 @@ public final class UtteranceRecognizer {
             return span
         }
         return nil
+    }
+
+    /// Records a wake candidate from `first`'s start to `name`'s end (frames of `fed`) by its verification score
+    /// on the raw audio: it opens the second pass at `gateScore`, or, under steady noise, as a weak candidate at
+    /// `weakCandidateScore` (`RecognizerSettings.weakCandidateHalvesMargin`).
+    private func noteCandidate(score: Double, from first: RecognizedWord, to name: RecognizedWord) {
+        let span = first.startFrame * Self.samplesPerFrame..<(name.endFrame + 1) * Self.samplesPerFrame
+        if score >= gateScore {
+            candidateSpan = Self.union(candidateSpan, span)
+        } else if settings.weakCandidateHalvesMargin != nil, noisiness > 0, score >= settings.weakCandidateScore {
+            weakCandidateSpan = Self.union(weakCandidateSpan, span)
+        }
     }
 
     private static func union(_ a: Range<Int>?, _ b: Range<Int>) -> Range<Int> {
@@ -473,9 +481,10 @@ public final class UtteranceRecognizer {
         var decoded = 0..<fed.count
         // Under steady noise, a segment in which the live decoder proposed nothing is heard again by it with
         // the noise reduced; the candidates it finds there still face the gate on the raw audio.
+        let liveAloneInNoise = settings.gateFinalDecode && liveStarted && replayedSamples == 0
+            && candidateSpan == nil && noisiness > 0
         var reducedNoise: [Int16]?
-        if settings.gateFinalDecode && settings.liveSearchOnReducedNoise && liveStarted && replayedSamples == 0
-            && candidateSpan == nil && weakCandidateSpan == nil && noisiness > 0,
+        if liveAloneInNoise && settings.liveSearchOnReducedNoise && weakCandidateSpan == nil,
            let live, let denoiser = steadyNoiseDenoiser() {
             // The first seconds only (a long segment's wake phrase opens it, or the live decoder heard it).
             let span = min(fed.count, AudioFormat.samples(settings.reducedNoiseSearchSpan))
@@ -484,8 +493,7 @@ public final class UtteranceRecognizer {
             if span == fed.count { reducedNoise = reduced }
         }
         // Under steady noise, a segment with only weak candidates is decoded again, its wakes held to more.
-        let weakOnly = settings.gateFinalDecode && liveStarted && replayedSamples == 0
-            && candidateSpan == nil && weakCandidateSpan != nil && noisiness > 0
+        let weakOnly = liveAloneInNoise && weakCandidateSpan != nil
         if settings.gateFinalDecode && liveStarted {
             let window = AudioFormat.samples(settings.commandWindow)
             var lower = Int.max, upper = 0
@@ -603,7 +611,9 @@ public final class UtteranceRecognizer {
     /// best path becomes a candidate by its verification on the raw audio, as a live candidate does (the raw
     /// gate, `gateScore` or `weakCandidateScore`).
     private func proposeCandidates(live: PocketSphinxDecoder, reducedNoise audio: [Int16]) throws(DecoderError) {
-        guard let tracker = CepstralMeanTracker(decoder: live) else { return }
+        if reducedNoiseMean == nil { reducedNoiseMean = CepstralMeanTracker(decoder: live) }
+        guard let tracker = reducedNoiseMean else { return }
+        tracker.restartStream()
         tracker.add(audio[...])
         try live.startUtterance()
         if let mean = tracker.mean { live.setLiveMean(mean) }
@@ -621,13 +631,7 @@ public final class UtteranceRecognizer {
             if Self.tracing {
                 FileHandle.standardError.write(Data("candidate at frames \(name.startFrame)-\(name.endFrame) with the noise reduced: score \(score)\n".utf8))
             }
-            let first = words[wakeEnd - wakeWords.count + 1]
-            let span = first.startFrame * Self.samplesPerFrame..<(name.endFrame + 1) * Self.samplesPerFrame
-            if score >= gateScore {
-                candidateSpan = Self.union(candidateSpan, span)
-            } else if settings.weakCandidateHalvesMargin != nil, score >= settings.weakCandidateScore {
-                weakCandidateSpan = Self.union(weakCandidateSpan, span)
-            }
+            noteCandidate(score: score, from: words[wakeEnd - wakeWords.count + 1], to: name)
         }
     }
 
@@ -778,7 +782,7 @@ public final class UtteranceRecognizer {
             margins.append(m)
             if margins.count == 1 && m < margin && !Self.tracing { return false }
         }
-        let holds = Self.nameHalvesHold(first: margins[0], second: margins[1], margin: margin, settings: settings)
+        let holds = Self.halvesHold(first: margins[0], second: margins[1], margin: margin, settings: settings)
         if Self.tracing {
             FileHandle.standardError.write(Data("name halves \(margins) (at least \(margin)): \(holds)\n".utf8))
         }
@@ -788,7 +792,7 @@ public final class UtteranceRecognizer {
     /// The halves test on two margins (nats per frame over the phone loop): the first half must reach `margin`;
     /// the second must too, or reach `RecognizerSettings.weakSecondHalfMargin` after a first half of at least
     /// `strongFirstHalfMargin`.
-    static func nameHalvesHold(first: Double, second: Double, margin: Double,
+    static func halvesHold(first: Double, second: Double, margin: Double,
                                settings: RecognizerSettings) -> Bool {
         guard first >= margin else { return false }
         if second >= margin { return true }
