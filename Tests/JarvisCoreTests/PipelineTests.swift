@@ -909,6 +909,30 @@ extension PipelineTests {
         XCTAssertEqual(count(try run("close_current_tab.flac", settings: off), "wake"), 1)
     }
 
+    /// "hey jarvis, scroll down" with the "seven" of `custom_volume.flac` (2.50–3.05 s) after "down" (from 2.62 s),
+    /// `gainDB` dB from its level: speech behind the talker, or a plosive's release heard as a number.
+    func scrollDownThenSeven(gainDB: Double) throws -> [Int16] {
+        let command = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
+        let other = try readAll(fixtures.appendingPathComponent("custom_volume.flac").path)
+        let gain = pow(10, gainDB / 20)
+        let seven = other[AudioFormat.samples(2.50)..<AudioFormat.samples(3.05)].map { Int16(Double($0) * gain) }
+        let cut = AudioFormat.samples(2.62)
+        return Array(command[..<cut]) + seven + Array(command[cut...])
+    }
+
+    /// A command's last words 12 dB or more under the wake phrase are dropped when the command stands without
+    /// them (`quietTrailingCommandWordDrop`): "scroll down" with a "seven" 18 dB under it scrolls by 1, and
+    /// by 7 without the rule; a "seven" at the talker's level (4 dB under) stays.
+    func testAQuietNumberAfterACommandIsNotTheTalkers() throws {
+        let quiet = try scrollDownThenSeven(gainDB: -18)
+        XCTAssertEqual(intents(try run(samples: quiet)).map(\.slots), [["direction": .string("down"), "amount": .int(1)]])
+        var keep = PipelineSettings()
+        keep.recognizer.quietTrailingCommandWordDrop = nil
+        XCTAssertEqual(intents(try run(samples: quiet, settings: keep)).map(\.slots["amount"]), [.int(7)])
+        let loud = try scrollDownThenSeven(gainDB: -4)
+        XCTAssertEqual(intents(try run(samples: loud)).map(\.slots["amount"]), [.int(7)])
+    }
+
     /// Under steady noise every wake needs both halves of the name over the phone loop (`nameHalvesMargin`);
     /// in a quiet room the test is not made. At -31 dBFS the live candidate passes the gate (no weak path)
     /// and the halves verify at about 2.7 and 1.5.

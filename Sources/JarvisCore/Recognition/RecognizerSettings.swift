@@ -226,6 +226,10 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// after queries ("that", "are", "gun") lay 14–20 dB under the wake phrase; the last words of clean
     /// queries within 5 dB of it. nil keeps them.
     public var quietTrailingWordDrop: Double? = 12
+    /// The same for a command's last words, when the command stands without them (`scroll down` for
+    /// `scroll down eight`): babble behind the talker, or a plosive's release heard as a word ("scroll right"
+    /// as "scroll right eight" in clean audio, the "eight" 19–26 dB under the wake phrase). nil keeps them.
+    public var quietTrailingCommandWordDrop: Double? = 12
     /// Under steady noise (scaled by `noisiness`), a wake phrase that verifies up to this much (nats per
     /// frame) under the wake threshold still wakes when a complete command follows it in the same breath
     /// with a confidence of at least `tentativeWakeCommandConfidence`: the evidence of the two adds up.

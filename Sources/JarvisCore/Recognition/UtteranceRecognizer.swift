@@ -684,9 +684,15 @@ public final class UtteranceRecognizer {
         if let lastLiteral = rest.lastIndex(where: { !GrammarGenerator.isPhoneWord($0.word) }),
            let better = try commandCovering(rest[(lastLiteral + 1)...], after: literal) {
             literal = better
+            rest = better[...]
             result.words = better.map(\.word)
             result.freeSpeechStart = nil
             result.rescored = true
+        }
+        if let wake, let kept = commandWithoutQuietTail(literal, wake: wake) {
+            let dropped = literal[kept.count...].map(\.startFrame)
+            literal = kept
+            result.words = rest.filter { !dropped.contains($0.startFrame) }.map(\.word)
         }
         if let first = literal.first, let last = literal.last {
             result.confidence = Self.score(try verify(literal.map(\.word), fromFrame: first.startFrame,
@@ -698,6 +704,31 @@ public final class UtteranceRecognizer {
             }
         }
         return result
+    }
+
+    /// The command without its last words when they lie `RecognizerSettings.quietTrailingCommandWordDrop` dB
+    /// or more under the wake phrase and the command stands without them: quieter speech behind the talker
+    /// (babble's "eight" after "scroll down"), or the release of "right" heard as "eight". nil: keep them all.
+    /// Only a complete command without free text is shortened, to the same intent, and never to less than its
+    /// first word.
+    private func commandWithoutQuietTail(_ literal: [RecognizedWord],
+                                         wake: UtteranceResult.WakeSpan) -> [RecognizedWord]? {
+        guard let drop = settings.quietTrailingCommandWordDrop, literal.count > 1,
+              let intent = commands.parse(literal.map(\.word)),
+              commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) else { return nil }
+        let talkerFrom = max(0, wake.startSample - utteranceStart), talkerTo = min(commandAudio.count, wake.endSample - utteranceStart)
+        guard talkerFrom < talkerTo, let talker = WordLevel.level(of: commandAudio[talkerFrom..<talkerTo]) else { return nil }
+        let levels = literal.map { word -> Double? in
+            let (from, to) = samples(fromFrame: word.startFrame, toFrame: word.endFrame)
+            return from < to && to <= commandAudio.count ? WordLevel.level(of: commandAudio[from..<to]) : nil
+        }
+        var quiet = WordLevel.quietTail(levels, reference: talker, drop: drop, keep: 1)
+        while quiet > 0, commands.parse(literal.dropLast(quiet).map(\.word))?.name != intent.name { quiet -= 1 }
+        guard quiet > 0 else { return nil }
+        if Self.tracing {
+            FileHandle.standardError.write(Data("quiet last command words \(literal.suffix(quiet).map(\.word)) at \(levels.suffix(quiet).map { Int($0 ?? 0) }) dB, talker \(Int(talker)): dropped\n".utf8))
+        }
+        return Array(literal.dropLast(quiet))
     }
 
     /// A command followed by a few phones (espeak-ng's "scroll down" heard as "scroll up" + "aa uw") may be
