@@ -398,6 +398,24 @@ extension PipelineTests {
         XCTAssertEqual(intents(try run("scroll_down.wav")).map(\.name), ["scroll"])
         XCTAssertEqual(intents(try run("search_pizza.wav")).map(\.name), ["search"])
     }
+
+    /// Speech after a command 10 dB or more under the wake phrase is somebody else's (`quietTrailingSpeechDrop`):
+    /// the command stands. The speech is the end of `click_in_sentence.flac` (2.6–4.7 s: "...and then we all
+    /// went home for dinner"), a room that goes on talking after the command, or the talker's own sentence.
+    /// Measured here: the wake phrase at 79 dB, the speech after it 3 dB under it at its own level, 13 dB under
+    /// it at -14 dB.
+    func testQuietSpeechAfterACommandDoesNotMakeItASentence() throws {
+        let quiet = try scrollDown(then: "click_in_sentence.flac", 2.6...4.7, gainDB: -14)
+        XCTAssertEqual(intents(try run(samples: quiet)).map(\.slots), [["direction": .string("down"), "amount": .int(1)]])
+        var any = PipelineSettings()
+        any.quietTrailingSpeechDrop = nil
+        let anySpeech = try run(samples: quiet, settings: any)
+        XCTAssertEqual(intents(anySpeech), [])
+        XCTAssertEqual(rejectionReasons(anySpeech), ["speech-continues"])
+        let own = try run(samples: try scrollDown(then: "click_in_sentence.flac", 2.6...4.7, gainDB: 0))
+        XCTAssertEqual(intents(own), [])
+        XCTAssertEqual(rejectionReasons(own), ["speech-continues"])
+    }
 }
 
 extension PipelineTests {
@@ -909,15 +927,22 @@ extension PipelineTests {
         XCTAssertEqual(count(try run("close_current_tab.flac", settings: off), "wake"), 1)
     }
 
-    /// "hey jarvis, scroll down" with the "seven" of `custom_volume.flac` (2.50–3.05 s) after "down" (from 2.62 s),
-    /// `gainDB` dB from its level: speech behind the talker, or a plosive's release heard as a number.
-    func scrollDownThenSeven(gainDB: Double) throws -> [Int16] {
+    /// "hey jarvis, scroll down" with `seconds` of another fixture spliced in right after "down" (from 2.62 s),
+    /// `gainDB` dB from its level: speech behind the talker, or the talker's own.
+    func scrollDown(then fixture: String, _ seconds: ClosedRange<Double>, gainDB: Double) throws -> [Int16] {
         let command = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
-        let other = try readAll(fixtures.appendingPathComponent("custom_volume.flac").path)
+        let other = try readAll(fixtures.appendingPathComponent(fixture).path)
         let gain = pow(10, gainDB / 20)
-        let seven = other[AudioFormat.samples(2.50)..<AudioFormat.samples(3.05)].map { Int16(Double($0) * gain) }
+        let spliced = other[AudioFormat.samples(seconds.lowerBound)..<AudioFormat.samples(seconds.upperBound)]
+            .map { Int16(Double($0) * gain) }
         let cut = AudioFormat.samples(2.62)
-        return Array(command[..<cut]) + seven + Array(command[cut...])
+        return Array(command[..<cut]) + spliced + Array(command[cut...])
+    }
+
+    /// The "seven" of `custom_volume.flac` (2.50–3.05 s) after "scroll down": a number behind the talker, or a
+    /// plosive's release heard as one.
+    func scrollDownThenSeven(gainDB: Double) throws -> [Int16] {
+        try scrollDown(then: "custom_volume.flac", 2.50...3.05, gainDB: gainDB)
     }
 
     /// A command's last words 12 dB or more under the wake phrase are dropped when the command stands without

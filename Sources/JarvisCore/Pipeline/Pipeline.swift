@@ -32,6 +32,11 @@ public struct PipelineSettings: Sendable, Equatable {
     /// Seconds of other speech after a complete command, without a pause, that make it part of a sentence.
     public var maxTrailingSpeech = 0.5
     public var minTrailingPhones = 4
+    /// ...unless that speech lies this many dB or more under the wake phrase (`WordLevel.level`): then it is
+    /// somebody else's, babble or a TV that was talking before the command and goes on after it. Measured:
+    /// the non-commands' own continuation lay within 6 dB of their wake phrase (one at 8 dB, 88 such
+    /// sentences), the babble after commands said in a talking room 6–14 dB under it. nil: any speech.
+    public var quietTrailingSpeechDrop: Double? = 10
     /// A search is only taken when the language model also heard the word before the query (see `interpret`).
     public var confirmFreeTextTrigger = true
     /// Longest stretch of audio the language model decodes for one command (s), from 0.3 s before it: a
@@ -631,7 +636,19 @@ public final class Pipeline {
               commands.parse(Self.collapsePhoneWords(result.words)) == nil,
               let from = result.freeSpeechStart, let to = result.commandEnd else { return false }
         let trailingPhones = result.words.reversed().prefix(while: GrammarGenerator.isPhoneWord).count
-        return trailingPhones >= settings.minTrailingPhones && AudioFormat.seconds(to - from) >= settings.maxTrailingSpeech
+        guard trailingPhones >= settings.minTrailingPhones && AudioFormat.seconds(to - from) >= settings.maxTrailingSpeech else { return false }
+        // Speech well under the talker's level is somebody else's (a room already talking, a TV): the talker
+        // stopped after the command.
+        if let drop = settings.quietTrailingSpeechDrop, let wake = result.wake,
+           wake.startSample >= history.startSample, from >= history.startSample,
+           let talker = WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...]),
+           let after = WordLevel.level(of: history.samples(from: from, to: to)[...]) {
+            if UtteranceRecognizer.tracing {
+                FileHandle.standardError.write(Data("speech after the command at \(Int(after)) dB, talker \(Int(talker)) dB\n".utf8))
+            }
+            if after <= talker - drop { return false }
+        }
+        return true
     }
 
     /// A command with free text (a search) in the language model's words: its literal words must start within
