@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Build the babble set: the dev set's clean commands under babble the dev set does not use.
+
+The dev set's babble10 is one recording (flite slt, kal16 and awb reading its first negatives) that starts with
+every command, so each command meets the same words at the same moment (awb's "search for" always meets slt's
+"going to the beach"). A held-out set built with other voices has other babble. Here the babble is three voices
+the dev set does not use (flite rms, flite kal, espeak-ng en-gb) reading devset.py's negatives, built as
+devset.py builds its own:
+  - "babble10": exactly as devset.py mixes its babble10 (from the babble's start, so each command's "hey" meets
+    the three sentences' first words; 10 dB under the command's active speech level);
+and, taken from a different point for each clip:
+  - "obabble10": the babble starts with the speech, as in the dev set, 10 dB under it (active speech level);
+  - "cbabble10": the babble runs from 3 s before the speech to 1 s after it (a room that was already talking),
+    10 dB under it.
+The commands are those of a built dev set (23 commands x 5 voices, 3 conditions), in its manifest format (score.py, `jarvis eval`).
+Usage: make-babble-set.py [OUTDIR] [--devset DIR] [--devset-py PATH] [--dev-voices]   (defaults /tmp/jarvis-babble, /tmp/jarvis-devset)
+Needs: numpy, flite, espeak-ng, sox and a built dev set.
+"""
+import argparse, importlib.util, json, os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SR = 16000
+# Voices the dev set does not use; --dev-voices takes the dev set's own babble voices instead (the same talkers,
+# other words and moments), which tells the voices' part from the babble's timing.
+OTHER_BABBLE_VOICES = [("flite", "rms"), ("flite", "kal"), ("espeak", "en-gb")]
+DEV_BABBLE_VOICES = [("flite", "slt"), ("flite", "kal16"), ("flite", "awb")]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out", nargs="?", default="/tmp/jarvis-babble")
+    ap.add_argument("--devset", default="/tmp/jarvis-devset")
+    ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
+    ap.add_argument("--dev-voices", action="store_true", help="babble from the dev set's own babble voices")
+    a = ap.parse_args()
+    voices = DEV_BABBLE_VOICES if a.dev_voices else OTHER_BABBLE_VOICES
+    spec = importlib.util.spec_from_file_location("devset", a.devset_py)
+    D = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(D)
+    np = D.np
+    os.makedirs(a.out, exist_ok=True)
+    tmp = os.path.join(a.out, "_tmp.wav")
+    parts = []
+    for j, (engine, voice) in enumerate(voices):
+        xs = []
+        for sentence in D.NEGATIVES[j::3]:
+            D.synth(engine, voice, sentence, tmp)
+            xs.append(D.read(tmp))
+        parts.append(np.concatenate(xs))
+    n = min(len(p) for p in parts)
+    babble = sum(p[:n] for p in parts)
+    babble = babble / D.speech_rms(babble)
+    os.remove(tmp)
+    rng = np.random.default_rng(20261126)
+
+    def piece(length):
+        """`length` samples of the babble from a random point (wrapping round)."""
+        start = int(rng.integers(0, len(babble)))
+        return np.resize(np.roll(babble, -start), length)
+
+    with open(os.path.join(a.devset, "manifest.jsonl")) as f, open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
+        for line in f:
+            d = json.loads(line)
+            if d["cond"] != "clean" or d["kind"] != "command":
+                continue
+            x = D.read(d["file"])[SR:-SR]   # the clip without devset.py's 1 s pads
+            level = D.speech_rms(x) / 10 ** (10 / 20)
+            for cond in ("babble10", "obabble10", "cbabble10"):
+                if cond == "babble10":
+                    n = np.resize(babble, len(x))
+                    y = D.pad(x + n / D.speech_rms(n) * D.speech_rms(x) / 10 ** (10 / 20), rng=rng)
+                elif cond == "obabble10":
+                    y = D.pad(x + piece(len(x)) * level, rng=rng)
+                else:
+                    y = piece(len(x) + 4 * SR) * level
+                    y[3 * SR:3 * SR + len(x)] += x
+                name = os.path.basename(d["file"]).replace("_clean.wav", f"_{cond}.wav")
+                path = os.path.join(a.out, name)
+                D.write(path, y)
+                man.write(json.dumps(dict(d, file=path, cond=cond)) + "\n")
+    print(f"wrote {a.out}/manifest.jsonl")
+
+
+if __name__ == "__main__":
+    main()
