@@ -636,7 +636,8 @@ public final class Pipeline {
               commands.parse(Self.collapsePhoneWords(result.words)) == nil,
               let from = result.freeSpeechStart, let to = result.commandEnd else { return false }
         let trailingPhones = result.words.reversed().prefix(while: GrammarGenerator.isPhoneWord).count
-        guard trailingPhones >= settings.minTrailingPhones && AudioFormat.seconds(to - from) >= settings.maxTrailingSpeech else { return false }
+        guard trailingPhones >= settings.minTrailingPhones,
+              AudioFormat.seconds(to - from) >= settings.maxTrailingSpeech else { return false }
         // Speech well under the talker's level is somebody else's (a room already talking, a TV): the talker
         // stopped after the command.
         if let drop = settings.quietTrailingSpeechDrop, let wake = result.wake,

@@ -716,7 +716,8 @@ public final class UtteranceRecognizer {
         guard let drop = settings.quietTrailingCommandWordDrop, literal.count > 1,
               let intent = commands.parse(literal.map(\.word)),
               commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) else { return nil }
-        let talkerFrom = max(0, wake.startSample - utteranceStart), talkerTo = min(commandAudio.count, wake.endSample - utteranceStart)
+        let talkerFrom = max(0, wake.startSample - utteranceStart)
+        let talkerTo = min(commandAudio.count, wake.endSample - utteranceStart)
         guard talkerFrom < talkerTo, let talker = WordLevel.level(of: commandAudio[talkerFrom..<talkerTo]) else { return nil }
         let levels = literal.map { word -> Double? in
             let (from, to) = samples(fromFrame: word.startFrame, toFrame: word.endFrame)
