@@ -40,16 +40,11 @@ def main():
     np = D.np
     os.makedirs(a.out, exist_ok=True)
     tmp = os.path.join(a.out, "_tmp.wav")
-    parts = []
-    for j, (engine, voice) in enumerate(voices):
-        xs = []
-        for sentence in D.NEGATIVES[j::3]:
-            D.synth(engine, voice, sentence, tmp)
-            xs.append(D.read(tmp))
-        parts.append(np.concatenate(xs))
-    n = min(len(p) for p in parts)
-    babble = sum(p[:n] for p in parts)
+    # devset.py's own babble and mix, with its first three voices replaced by ours.
+    D.VOICES = {f"{engine}_{voice}": (engine, voice) for engine, voice in voices}
+    babble = D.make_babble(tmp)
     babble = babble / D.speech_rms(babble)
+    D.BABBLE = babble
     os.remove(tmp)
     rng = np.random.default_rng(20261126)
 
@@ -67,8 +62,7 @@ def main():
             level = D.speech_rms(x) / 10 ** (10 / 20)
             for cond in ("babble10", "obabble10", "cbabble10"):
                 if cond == "babble10":
-                    n = np.resize(babble, len(x))
-                    y = D.pad(x + n / D.speech_rms(n) * D.speech_rms(x) / 10 ** (10 / 20), rng=rng)
+                    y = D.pad(D.condition(x, cond, rng), rng=rng)
                 elif cond == "obabble10":
                     y = D.pad(x + piece(len(x)) * level, rng=rng)
                 else:

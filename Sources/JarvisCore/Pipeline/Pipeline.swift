@@ -421,12 +421,8 @@ public final class Pipeline {
         let t = now
         let start = AudioFormat.seconds(result.commandStart ?? sampleCount)
         let end = AudioFormat.seconds(result.commandEnd ?? sampleCount)
-        // The talker's level: their wake phrase's, when this utterance holds it (measured once, when the
-        // language model first hears this command).
-        lazy var talkerLevel = result.wake.flatMap { wake in
-            wake.startSample >= history.startSample
-                ? WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...]) : nil
-        }
+        // The talker's level, measured once, when the language model first hears this command.
+        lazy var talkerLevel = self.talkerLevel(in: result)
         // What each language model heard, once per command: an unsure search asks the lead-expecting one, and
         // asks it again when its query is rejected and the grammar's words are checked (a second decode of the
         // same audio, about a second of CPU in noise, with the same words).
@@ -626,6 +622,13 @@ public final class Pipeline {
                                  detail: outcome.detail)))
     }
 
+    /// The talker's level (`WordLevel.level`, dB): their wake phrase's, when `result` holds one and the history
+    /// still holds its audio.
+    private func talkerLevel(in result: UtteranceResult) -> Double? {
+        guard let wake = result.wake, wake.startSample >= history.startSample else { return nil }
+        return WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...])
+    }
+
     /// A command followed, in the same breath, by `maxTrailingSpeech` or more of other speech (at least
     /// `minTrailingPhones` phones: one or two phones are a breath or the noise before the pause) is a word inside
     /// a sentence ("… mister john dashwood, click …"), not something said to the computer. Free text that a
@@ -640,9 +643,8 @@ public final class Pipeline {
               AudioFormat.seconds(to - from) >= settings.maxTrailingSpeech else { return false }
         // Speech well under the talker's level is somebody else's (a room already talking, a TV): the talker
         // stopped after the command.
-        if let drop = settings.quietTrailingSpeechDrop, let wake = result.wake,
-           wake.startSample >= history.startSample, from >= history.startSample,
-           let talker = WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...]),
+        if let drop = settings.quietTrailingSpeechDrop, from >= history.startSample,
+           let talker = talkerLevel(in: result),
            let after = WordLevel.level(of: history.samples(from: from, to: to)[...]) {
             if UtteranceRecognizer.tracing {
                 FileHandle.standardError.write(Data("speech after the command at \(Int(after)) dB, talker \(Int(talker)) dB\n".utf8))
