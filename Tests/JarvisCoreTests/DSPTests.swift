@@ -366,6 +366,31 @@ final class WordLevelTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(WordLevel.level(of: slice, startFrame: 0, endFrame: 9)), 81.3, accuracy: 0.2)
     }
 
+    func testTheRoomIsTheTalkBeforeTheWakePhraseLeavingOutItsOnset() throws {
+        // 2 s of a quieter tone (amplitude 0.05: 61.3 dB), then the wake phrase's first 0.1 s at 0.5.
+        let room = tone(hz: 300, seconds: 2, amplitude: 0.05) + tone(hz: 440, seconds: 0.1)
+        XCTAssertEqual(try XCTUnwrap(WordLevel.roomLevel(before: room[...])), 61.3, accuracy: 0.2)
+        // Under a second before the onset: unknown.
+        XCTAssertNil(WordLevel.roomLevel(before: room.suffix(AudioFormat.samples(1.05))))
+        // Silence before the wake phrase: no level to speak of.
+        XCTAssertEqual(WordLevel.roomLevel(before: [Int16](repeating: 0, count: 32_000)[...]), 0)
+    }
+
+    func testSpeechNoLouderThanAQuieterRoomIsNotTheTalkers() {
+        var settings = RecognizerSettings()
+        settings.roomUnderTalker = 6
+        settings.roomContinuesWithin = 3
+        // No room, or a silent one: `drop` under the talker.
+        XCTAssertEqual(WordLevel.othersCeiling(talker: 80, drop: 10, room: nil, settings: settings), 70)
+        XCTAssertEqual(WordLevel.othersCeiling(talker: 80, drop: 10, room: 30, settings: settings), 70)
+        // A room 9 dB under the talker: up to 3 dB over it.
+        XCTAssertEqual(WordLevel.othersCeiling(talker: 80, drop: 10, room: 71, settings: settings), 74)
+        // A room as loud as the talker is the talker's own talk: not taken.
+        XCTAssertEqual(WordLevel.othersCeiling(talker: 80, drop: 10, room: 76, settings: settings), 70)
+        settings.roomUnderTalker = nil
+        XCTAssertEqual(WordLevel.othersCeiling(talker: 80, drop: 10, room: 71, settings: settings), 70)
+    }
+
     func testOnlyTheQuietLastWordsAreCounted() {
         // Words at 72–75 dB, then babble words at 58 and 55 dB.
         XCTAssertEqual(WordLevel.quietTail([72, 75, 74, 73, 58, 55], drop: 10, keep: 1), 2)

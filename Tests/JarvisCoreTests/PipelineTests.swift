@@ -416,6 +416,29 @@ extension PipelineTests {
         XCTAssertEqual(intents(own), [])
         XCTAssertEqual(rejectionReasons(own), ["speech-continues"])
     }
+
+    /// Talk that was going on before the wake phrase, quieter than the talker, and goes on after the command
+    /// at the same level is the room's (`RecognizerSettings.roomUnderTalker`): "scroll down" with other speech 8 dB under it
+    /// before "hey jarvis" and after "down" scrolls. Without the comparison, or without the talk before the
+    /// wake phrase, the same speech after the command makes it `speech-continues` (8 dB is within
+    /// `quietTrailingSpeechDrop`).
+    func testTheRoomsTalkGoingOnAfterACommandIsNotTheTalkers() throws {
+        let gain = pow(10, -8.0 / 20)
+        let talk = try readAll(fixtures.appendingPathComponent("click_in_sentence.flac").path)
+        let before = talk[AudioFormat.samples(1.4)..<AudioFormat.samples(3.6)].map { Int16(Double($0) * gain) }
+        let after = try scrollDown(then: "click_in_sentence.flac", 2.6...4.7, gainDB: -8)
+        let inATalkingRoom = before + after
+        XCTAssertEqual(intents(try run(samples: inATalkingRoom)).map(\.slots),
+                       [["direction": .string("down"), "amount": .int(1)]])
+        var noRoom = PipelineSettings()
+        noRoom.recognizer.roomUnderTalker = nil
+        let compared = try run(samples: inATalkingRoom, settings: noRoom)
+        XCTAssertEqual(intents(compared), [])
+        XCTAssertEqual(rejectionReasons(compared), ["speech-continues"])
+        let quietBefore = try run(samples: after)
+        XCTAssertEqual(intents(quietBefore), [])
+        XCTAssertEqual(rejectionReasons(quietBefore), ["speech-continues"])
+    }
 }
 
 extension PipelineTests {

@@ -37,6 +37,22 @@ public enum WordLevel {
         level(of: audio, startFrame: 0, endFrame: audio.count / frameSamples)
     }
 
+    /// Level of the talk before a wake phrase: the last `RecognizerSettings.roomListening` seconds of `audio`
+    /// (which ends where the wake phrase begins) up to 0.1 s before its end; nil when it holds less than 1 s.
+    public static func roomLevel(before audio: ArraySlice<Int16>) -> Double? {
+        let end = audio.endIndex - AudioFormat.samples(0.1)
+        guard end - audio.startIndex >= AudioFormat.samples(1) else { return nil }
+        return level(of: audio[audio.startIndex..<end])
+    }
+
+    /// The level (dB) at or under which speech after the talker's words is somebody else's: `drop` dB under
+    /// `talker` (the wake phrase's level), or up to `roomContinuesWithin` dB over `room` (`roomLevel`) when
+    /// the room lay `roomUnderTalker` dB or more under the talker.
+    public static func othersCeiling(talker: Double, drop: Double, room: Double?, settings: RecognizerSettings) -> Double {
+        guard let room, let under = settings.roomUnderTalker, room <= talker - under else { return talker - drop }
+        return max(talker - drop, room + settings.roomContinuesWithin)
+    }
+
     /// How many of the last words of `levels` (dB, one per word, nil = unknown) lie `drop` dB or more under
     /// `reference` (the talker's level; nil: the median of the words), counted from the end and stopping at
     /// the first word that does not, never counting the `keep` first words.

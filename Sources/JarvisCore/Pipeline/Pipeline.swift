@@ -36,6 +36,8 @@ public struct PipelineSettings: Sendable, Equatable {
     /// somebody else's, babble or a TV that was talking before the command and goes on after it. Measured:
     /// the non-commands' own continuation lay within 6 dB of their wake phrase (one at 8 dB, 88 such
     /// sentences), the babble after commands said in a talking room 6–14 dB under it. nil: any speech.
+    /// Speech no louder than the talk that was going on before the wake phrase is not the talker's either
+    /// (`RecognizerSettings.roomUnderTalker`).
     public var quietTrailingSpeechDrop: Double? = 10
     /// A search is only taken when the language model also heard the word before the query (see `interpret`).
     public var confirmFreeTextTrigger = true
@@ -340,7 +342,9 @@ public final class Pipeline {
     }
 
     private func beginUtterance(at from: Int, replayed: Int = 0) throws(DecoderError) {
-        try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp, replayed: replayed)
+        let before = history.samples(from: from - AudioFormat.samples(settings.recognizer.roomListening + 0.1), to: from)
+        try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp, replayed: replayed,
+                             before: before)
         if let wake = try recognizer.process(history.samples(from: from, to: sampleCount)[...]) { reportEarly(wake) }
     }
 
@@ -423,6 +427,7 @@ public final class Pipeline {
         let end = AudioFormat.seconds(result.commandEnd ?? sampleCount)
         // The talker's level, measured once, when the language model first hears this command.
         lazy var talkerLevel = self.talkerLevel(in: result)
+        lazy var roomLevel = self.roomLevel(before: result)
         // What each language model heard, once per command: an unsure search asks the lead-expecting one, and
         // asks it again when its query is rejected and the grammar's words are checked (a second decode of the
         // same audio, about a second of CPU in noise, with the same words).
@@ -443,7 +448,8 @@ public final class Pipeline {
             let audio = history.samples(from: audioStart, to: audioEnd)
             lastLanguageModelUse = sampleCount
             return try recognizer.transcribeFreeText(audio, startSample: audioStart, fromSample: from,
-                                                     expectingLead: expectingLead, talkerLevel: talkerLevel)
+                                                     expectingLead: expectingLead, talkerLevel: talkerLevel,
+                                                     roomLevel: roomLevel)
         }
         // A search's query as the language model expecting its lead ("search for") hears it: a misheard lead
         // ("sartre", "so it or") no longer decides, and the query is split at the model's own words. Only
@@ -629,6 +635,13 @@ public final class Pipeline {
         return WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...])
     }
 
+    /// The level of the talk before the wake phrase of `result` (`WordLevel.roomLevel`), nil when unknown.
+    private func roomLevel(before result: UtteranceResult) -> Double? {
+        guard let wake = result.wake else { return nil }
+        let from = wake.startSample - AudioFormat.samples(recognizer.settings.roomListening + 0.1)
+        return WordLevel.roomLevel(before: history.samples(from: from, to: wake.startSample)[...])
+    }
+
     /// A command followed, in the same breath, by `maxTrailingSpeech` or more of other speech (at least
     /// `minTrailingPhones` phones: one or two phones are a breath or the noise before the pause) is a word inside
     /// a sentence ("… mister john dashwood, click …"), not something said to the computer. Free text that a
@@ -646,10 +659,15 @@ public final class Pipeline {
         if let drop = settings.quietTrailingSpeechDrop, from >= history.startSample,
            let talker = talkerLevel(in: result),
            let after = WordLevel.level(of: history.samples(from: from, to: to)[...]) {
+            // The room's talk is compared only for a sure command: in noise nothing else checks an unsure one
+            // (`languageModelCheckBelow`), and a sentence the grammar took whole for a command ("the scroll is
+            // on the table" → "please scroll right nineteen") is followed by the room alone.
+            let room = result.confidence >= settings.languageModelCheckBelow ? roomLevel(before: result) : nil
+            let ceiling = WordLevel.othersCeiling(talker: talker, drop: drop, room: room, settings: recognizer.settings)
             if UtteranceRecognizer.tracing {
-                FileHandle.standardError.write(Data("speech after the command at \(Int(after)) dB, talker \(Int(talker)) dB\n".utf8))
+                FileHandle.standardError.write(Data("speech after the command at \(Int(after)) dB, talker \(Int(talker)) dB, room \(room.map { "\(Int($0)) dB" } ?? "unknown")\n".utf8))
             }
-            if after <= talker - drop { return false }
+            if after <= ceiling { return false }
         }
         return true
     }

@@ -197,6 +197,9 @@ public final class UtteranceRecognizer {
         settings.commandThreshold + (settings.noisyCommandThreshold - settings.commandThreshold) * noisiness
     }
 
+    /// The audio just before the open utterance (`begin`'s `before`).
+    private var audioBefore: [Int16] = []
+
     /// Absolute sample where the current utterance began, nil when none is open.
     public private(set) var utteranceStartSample: Int?
 
@@ -204,8 +207,11 @@ public final class UtteranceRecognizer {
     public var utteranceSeconds: Double { AudioFormat.seconds(fed.count) }
 
     /// - Parameter replayed: samples at the start that a restart feeds again (its overlap), 0 otherwise.
-    public func begin(atSample start: Int, mode: Mode, replayed: Int = 0) throws(DecoderError) {
+    /// - Parameter before: the audio just before `start` (up to `roomListening` + 0.1 s), for the level of the
+    ///   talk before a wake phrase near the utterance's start (`WordLevel.roomLevel`).
+    public func begin(atSample start: Int, mode: Mode, replayed: Int = 0, before: [Int16] = []) throws(DecoderError) {
         self.mode = mode
+        audioBefore = before
         replayedSamples = replayed
         try decoder.useSearch(mode == .wake ? "wake" : "followup")
         try decoder.startUtterance()
@@ -249,6 +255,7 @@ public final class UtteranceRecognizer {
         meanTracker?.restartStream()
         fed.removeAll()
         commandAudio.removeAll()
+        audioBefore.removeAll()
     }
 
     /// Collects the utterance; it is decoded when it ends, in one pass with cepstral mean normalisation over
@@ -723,11 +730,14 @@ public final class UtteranceRecognizer {
             let (from, to) = samples(fromFrame: word.startFrame, toFrame: word.endFrame)
             return from < to && to <= commandAudio.count ? WordLevel.level(of: commandAudio[from..<to]) : nil
         }
-        var quiet = WordLevel.quietTail(levels, reference: talker, drop: drop, keep: 1)
+        let room = WordLevel.roomLevel(before: (audioBefore + commandAudio[..<talkerFrom])
+            .suffix(AudioFormat.samples(settings.roomListening + 0.1)))
+        let ceiling = WordLevel.othersCeiling(talker: talker, drop: drop, room: room, settings: settings)
+        var quiet = WordLevel.quietTail(levels, reference: ceiling, drop: 0, keep: 1)
         while quiet > 0, commands.parse(literal.dropLast(quiet).map(\.word))?.name != intent.name { quiet -= 1 }
         guard quiet > 0 else { return nil }
         if Self.tracing {
-            FileHandle.standardError.write(Data("quiet last command words \(literal.suffix(quiet).map(\.word)) at \(levels.suffix(quiet).map { Int($0 ?? 0) }) dB, talker \(Int(talker)): dropped\n".utf8))
+            FileHandle.standardError.write(Data("quiet last command words \(literal.suffix(quiet).map(\.word)) at \(levels.suffix(quiet).map { Int($0 ?? 0) }) dB, talker \(Int(talker)), room \(room.map { "\(Int($0)) dB" } ?? "unknown"): dropped\n".utf8))
         }
         return Array(literal.dropLast(quiet))
     }
@@ -980,7 +990,8 @@ public final class UtteranceRecognizer {
     /// With `expectingLead`, the language model expects a command's lead ("search for") at the start
     /// (`CommandLeadModel`): for the query of speech already known to be a search.
     public func transcribeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int,
-                                   expectingLead: Bool = false, talkerLevel: Double? = nil) throws(DecoderError) -> FreeText {
+                                   expectingLead: Bool = false, talkerLevel: Double? = nil,
+                                   roomLevel: Double? = nil) throws(DecoderError) -> FreeText {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return FreeText(before: [], text: "") }
         let decoder = try languageModelDecoder()
         decoder.mixLanguageModel("lm", expectingLead)
@@ -996,9 +1007,12 @@ public final class UtteranceRecognizer {
         // Quieter speech after the talker's last word (babble, a TV) is not part of the query.
         if let drop = settings.quietTrailingWordDrop {
             let levels = words.map { WordLevel.level(of: audio[...], startFrame: $0.startFrame, endFrame: $0.endFrame) }
-            let quiet = WordLevel.quietTail(levels, reference: talkerLevel, drop: drop, keep: 1)
+            // Under the talker's level, or (a room already talking) no louder than the talk before the wake phrase.
+            let ceiling = talkerLevel.map { WordLevel.othersCeiling(talker: $0, drop: drop, room: roomLevel, settings: settings) }
+            let quiet = ceiling.map { WordLevel.quietTail(levels, reference: $0, drop: 0, keep: 1) }
+                ?? WordLevel.quietTail(levels, drop: drop, keep: 1)
             if Self.tracing, quiet > 0 {
-                FileHandle.standardError.write(Data("free text: quiet last words \(words.suffix(quiet).map(\.word)) at \(levels.suffix(quiet).map { Int($0 ?? 0) }) dB among \(levels.map { Int($0 ?? 0) }), talker \(talkerLevel.map { Int($0) } ?? -1)\n".utf8))
+                FileHandle.standardError.write(Data("free text: quiet last words \(words.suffix(quiet).map(\.word)) at \(levels.suffix(quiet).map { Int($0 ?? 0) }) dB among \(levels.map { Int($0 ?? 0) }), talker \(talkerLevel.map { Int($0) } ?? -1), room \(roomLevel.map { Int($0) } ?? -1)\n".utf8))
             }
             words.removeLast(quiet)
         }
