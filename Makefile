@@ -15,7 +15,8 @@ release:
 
 # Accuracy in one process (jarvis eval): the dev set plus the non-command set, the noise set, the variant set
 # (everyday phrasings), the name set (names like "jarvis"), the voice set (TTS voices the dev set does not use),
-# the babble set (the dev set's commands under babble by voices it does not use),
+# the babble set (the dev set's commands under babble by voices it does not use), the non-command set under the
+# dev set's babble voices (sentences said in a room already talking),
 # the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
 # voices; skipped without festvox-kdlpc16k and festvox-us-slt-hts), then the real recordings with the default
 # phrase (false wakes) and with "jarvis" alone (detection). Builds the sets once.
@@ -26,6 +27,7 @@ NAMES ?= /tmp/jarvis-names
 VOICES ?= /tmp/jarvis-voices
 OTHER_VOICES ?= /tmp/jarvis-other-voices
 BABBLE ?= /tmp/jarvis-babble
+ROOM_REJECTION ?= /tmp/jarvis-rbabble
 REAL ?= /tmp/jarvis-real.jsonl
 eval: release
 	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
@@ -35,6 +37,8 @@ eval: release
 	test -f $(NAMES)/manifest.jsonl || python3 scripts/make-name-set.py $(NAMES)
 	test -f $(VOICES)/manifest.jsonl || python3 scripts/make-voice-set.py $(VOICES)
 	test -f $(BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(BABBLE) --devset $(DEVSET)
+	test -f $(ROOM_REJECTION)/manifest.jsonl || python3 scripts/make-babble-set.py $(ROOM_REJECTION) --dev-voices \
+	  --source $(REJECTION)/manifest.jsonl --kinds rejection
 	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
 	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl
 	@echo "== noise set (commands, negatives and confusable names under more noise)"
@@ -47,6 +51,8 @@ eval: release
 	.build/release/jarvis eval $(VOICES)/manifest.jsonl
 	@echo "== babble set (the dev set's commands under babble by three voices it does not use)"
 	.build/release/jarvis eval $(BABBLE)/manifest.jsonl
+	@echo "== the non-command set under babble (sentences after the wake phrase in a talking room)"
+	.build/release/jarvis eval $(ROOM_REJECTION)/manifest.jsonl
 	@if test -f $(OTHER_VOICES)/manifest.jsonl || python3 scripts/make-other-voice-set.py $(OTHER_VOICES); then \
 	  echo "== other-voice set (festival ked and slt HTS commands; confusables and negatives by 9 other voices)"; \
 	  .build/release/jarvis eval $(OTHER_VOICES)/manifest.jsonl; \

@@ -13,7 +13,11 @@ and, taken from a different point for each clip:
   - "cbabble10": the babble runs from 3 s before the speech to 1 s after it (a room that was already talking),
     10 dB under it.
 The commands are those of a built dev set (23 commands x 5 voices, 3 conditions), in its manifest format (score.py, `jarvis eval`).
-Usage: make-babble-set.py [OUTDIR] [--devset DIR] [--devset-py PATH] [--dev-voices]   (defaults /tmp/jarvis-babble, /tmp/jarvis-devset)
+`--source` and `--kinds` take other clips instead, padded as devset.py pads: the non-command set's sentences
+(`--source /tmp/jarvis-rejection/manifest.jsonl --kinds rejection`) check that what helps commands in a talking
+room does not make jarvis act on sentences said there.
+Usage: make-babble-set.py [OUTDIR] [--devset DIR] [--devset-py PATH] [--dev-voices] [--source MANIFEST] [--kinds K,...]
+       (defaults /tmp/jarvis-babble, /tmp/jarvis-devset, its manifest, command)
 Needs: numpy, flite, espeak-ng, sox and a built dev set.
 """
 import argparse, importlib.util, json, os
@@ -32,6 +36,8 @@ def main():
     ap.add_argument("--devset", default="/tmp/jarvis-devset")
     ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
     ap.add_argument("--dev-voices", action="store_true", help="babble from the dev set's own babble voices")
+    ap.add_argument("--source", help="manifest of the clean clips to mix (default: the dev set's)")
+    ap.add_argument("--kinds", default="command", help="kinds of clips to take from it, comma-separated")
     a = ap.parse_args()
     voices = DEV_BABBLE_VOICES if a.dev_voices else OTHER_BABBLE_VOICES
     spec = importlib.util.spec_from_file_location("devset", a.devset_py)
@@ -53,10 +59,12 @@ def main():
         start = int(rng.integers(0, len(babble)))
         return np.resize(np.roll(babble, -start), length)
 
-    with open(os.path.join(a.devset, "manifest.jsonl")) as f, open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
+    source = a.source or os.path.join(a.devset, "manifest.jsonl")
+    kinds = set(a.kinds.split(","))
+    with open(source) as f, open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
         for line in f:
             d = json.loads(line)
-            if d["cond"] != "clean" or d["kind"] != "command":
+            if d["cond"] != "clean" or d["kind"] not in kinds:
                 continue
             x = D.read(d["file"])[SR:-SR]   # the clip without devset.py's 1 s pads
             level = D.speech_rms(x) / 10 ** (10 / 20)
@@ -68,7 +76,7 @@ def main():
                 else:
                     y = piece(len(x) + 4 * SR) * level
                     y[3 * SR:3 * SR + len(x)] += x
-                name = os.path.basename(d["file"]).replace("_clean.wav", f"_{cond}.wav")
+                name = os.path.basename(d["file"]).replace("_clean.wav", ".wav").replace(".wav", f"_{cond}.wav")
                 path = os.path.join(a.out, name)
                 D.write(path, y)
                 man.write(json.dumps(dict(d, file=path, cond=cond)) + "\n")
