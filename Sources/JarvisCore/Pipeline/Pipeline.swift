@@ -427,7 +427,6 @@ public final class Pipeline {
         let end = AudioFormat.seconds(result.commandEnd ?? sampleCount)
         // The talker's level, measured once, when the language model first hears this command.
         lazy var talkerLevel = self.talkerLevel(in: result)
-        lazy var roomLevel = self.roomLevel(before: result)
         // What each language model heard, once per command: an unsure search asks the lead-expecting one, and
         // asks it again when its query is rejected and the grammar's words are checked (a second decode of the
         // same audio, about a second of CPU in noise, with the same words).
@@ -449,7 +448,7 @@ public final class Pipeline {
             lastLanguageModelUse = sampleCount
             return try recognizer.transcribeFreeText(audio, startSample: audioStart, fromSample: from,
                                                      expectingLead: expectingLead, talkerLevel: talkerLevel,
-                                                     roomLevel: roomLevel)
+                                                     roomLevel: result.roomLevel)
         }
         // A search's query as the language model expecting its lead ("search for") hears it: a misheard lead
         // ("sartre", "so it or") no longer decides, and the query is split at the model's own words. Only
@@ -635,13 +634,6 @@ public final class Pipeline {
         return WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...])
     }
 
-    /// The level of the talk before the wake phrase of `result` (`WordLevel.roomLevel`), nil when unknown.
-    private func roomLevel(before result: UtteranceResult) -> Double? {
-        guard let wake = result.wake else { return nil }
-        let from = wake.startSample - AudioFormat.samples(recognizer.settings.roomListening + 0.1)
-        return WordLevel.roomLevel(before: history.samples(from: from, to: wake.startSample)[...])
-    }
-
     /// A command followed, in the same breath, by `maxTrailingSpeech` or more of other speech (at least
     /// `minTrailingPhones` phones: one or two phones are a breath or the noise before the pause) is a word inside
     /// a sentence ("… mister john dashwood, click …"), not something said to the computer. Free text that a
@@ -662,7 +654,7 @@ public final class Pipeline {
             // The room's talk is compared only for a sure command: in noise nothing else checks an unsure one
             // (`languageModelCheckBelow`), and a sentence the grammar took whole for a command ("the scroll is
             // on the table" → "please scroll right nineteen") is followed by the room alone.
-            let room = result.confidence >= settings.languageModelCheckBelow ? roomLevel(before: result) : nil
+            let room = result.confidence >= settings.languageModelCheckBelow ? result.roomLevel : nil
             let ceiling = WordLevel.othersCeiling(talker: talker, drop: drop, room: room, settings: recognizer.settings)
             if UtteranceRecognizer.tracing {
                 FileHandle.standardError.write(Data("speech after the command at \(Int(after)) dB, talker \(Int(talker)) dB, room \(room.map { "\(Int($0)) dB" } ?? "unknown")\n".utf8))

@@ -440,6 +440,7 @@ public final class UtteranceRecognizer {
         for var r in results {
             if !matched, let w = r.wake, w.startSample < early.endSample, w.endSample > early.startSample {
                 r.wake = early
+                r.roomLevel = roomLevel(before: early)
                 matched = true
             }
             out.append(r)
@@ -456,6 +457,7 @@ public final class UtteranceRecognizer {
     private func decodeFollowing(_ wake: UtteranceResult.WakeSpan) throws(DecoderError) -> UtteranceResult {
         let from = max(0, wake.endSample - utteranceStart - AudioFormat.samples(0.05))
         var result = UtteranceResult(wake: wake, words: [], confidence: 0)
+        result.roomLevel = roomLevel(before: wake)
         result.spanEnd = utteranceStart + fed.count
         guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
         // The whole-utterance decode made it already, unless it was gated before its second pass.
@@ -672,6 +674,7 @@ public final class UtteranceRecognizer {
     /// The command part of a result: the words after a wake phrase (or of a follow-up utterance).
     private func interpret(_ span: ArraySlice<RecognizedWord>, wake: UtteranceResult.WakeSpan?) throws(DecoderError) -> UtteranceResult {
         var result = UtteranceResult(wake: wake, words: [], confidence: 0)
+        result.roomLevel = wake.flatMap(roomLevel(before:))
         var rest = span
         // Phones before the first command word are a hesitation ("hey jarvis, um, scroll down").
         if let first = rest.firstIndex(where: { !GrammarGenerator.isPhoneWord($0.word) }) {
@@ -696,7 +699,7 @@ public final class UtteranceRecognizer {
             result.freeSpeechStart = nil
             result.rescored = true
         }
-        if let wake, let kept = commandWithoutQuietTail(literal, wake: wake) {
+        if let wake, let kept = commandWithoutQuietTail(literal, wake: wake, room: result.roomLevel) {
             let dropped = literal[kept.count...].map(\.startFrame)
             literal = kept
             result.words = rest.filter { !dropped.contains($0.startFrame) }.map(\.word)
@@ -713,13 +716,21 @@ public final class UtteranceRecognizer {
         return result
     }
 
+    /// `WordLevel.roomLevel` of the audio as it came (the pipeline's before the utterance, then the utterance's)
+    /// in the `roomListening` seconds before `wake`.
+    private func roomLevel(before wake: UtteranceResult.WakeSpan) -> Double? {
+        let wakeFrom = min(fed.count, max(0, wake.startSample - utteranceStart))
+        let span = AudioFormat.samples(settings.roomListening + 0.1)
+        return WordLevel.roomLevel(before: (audioBefore.suffix(max(0, span - wakeFrom)) + fed[..<wakeFrom]).suffix(span))
+    }
+
     /// The command without its last words when they lie `RecognizerSettings.quietTrailingCommandWordDrop` dB
     /// or more under the wake phrase and the command stands without them: quieter speech behind the talker
     /// (babble's "eight" after "scroll down"), or the release of "right" heard as "eight". nil: keep them all.
     /// Only a complete command without free text is shortened, to the same intent, and never to less than its
     /// first word.
-    private func commandWithoutQuietTail(_ literal: [RecognizedWord],
-                                         wake: UtteranceResult.WakeSpan) -> [RecognizedWord]? {
+    private func commandWithoutQuietTail(_ literal: [RecognizedWord], wake: UtteranceResult.WakeSpan,
+                                         room: Double?) -> [RecognizedWord]? {
         guard let drop = settings.quietTrailingCommandWordDrop, literal.count > 1,
               let intent = commands.parse(literal.map(\.word)),
               commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) else { return nil }
@@ -730,8 +741,6 @@ public final class UtteranceRecognizer {
             let (from, to) = samples(fromFrame: word.startFrame, toFrame: word.endFrame)
             return from < to && to <= commandAudio.count ? WordLevel.level(of: commandAudio[from..<to]) : nil
         }
-        let room = WordLevel.roomLevel(before: (audioBefore + commandAudio[..<talkerFrom])
-            .suffix(AudioFormat.samples(settings.roomListening + 0.1)))
         let ceiling = WordLevel.othersCeiling(talker: talker, drop: drop, room: room, settings: settings)
         var quiet = WordLevel.quietTail(levels, reference: ceiling, drop: 0, keep: 1)
         while quiet > 0, commands.parse(literal.dropLast(quiet).map(\.word))?.name != intent.name { quiet -= 1 }

@@ -18,6 +18,9 @@ public struct UtteranceResult: Equatable, Sendable {
         }
     }
     public var wake: WakeSpan?
+    /// Level (dB, `WordLevel.roomLevel`) of the talk in the audio as it came just before the wake phrase;
+    /// nil without a wake phrase or under 1 s of audio before it.
+    public var roomLevel: Double?
     /// The words after the wake phrase (or the whole utterance in the follow-up window), fillers removed;
     /// phone-loop words stand for free speech.
     public var words: [String]
