@@ -15,8 +15,9 @@
 # leading/trailing near-silence trimmed, so the start times printed at the end
 # are the real speech onsets. Exceptions are described where they are made: the
 # noisy fixtures and restart_seam.flac have other noise beds; noisy_page_up.wav
-# (espeak-ng, untrimmed, noise over the utterance) and espeak_click.wav /
-# espeak_scroll_down.flac / espeak_go_home.flac (espeak-ng, no noise bed at all).
+# (espeak-ng, untrimmed, noise over the utterance) and espeak_click.flac /
+# espeak_scroll_down.flac / espeak_go_home.flac (espeak-ng, no noise bed at all);
+# espeak_search_football_babble.flac is a clip of the shared dev set (babble).
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -178,14 +179,12 @@ for i in 0 1; do
     "${seam_texts[$i]}" >>"$TIMINGS"
 done
 
-echo "== espeak_click.wav, espeak_scroll_down.flac, espeak_go_home.flac, espeak_gb_scroll_left.flac, espeak_gb_search_dogs.flac and espeak_f3_new_tab.flac (digital silence: no noise bed)"
+echo "== espeak_click.flac, espeak_scroll_down.flac, espeak_go_home.flac, espeak_gb_scroll_left.flac, espeak_gb_search_dogs.flac and espeak_f3_new_tab.flac (digital silence: no noise bed)"
 # espeak-ng's voice with exact zeros around and between its words, as synthetic or edited audio has; the
 # recogniser puts a faint noise floor under such audio (NoiseFloor). espeak-ng is deterministic too.
-espeak-ng -v en-us -w "$TMP/espeak_click.raw.wav" "hey jarvis, click"
-"${SOX[@]}" "$TMP/espeak_click.raw.wav" "${FMT[@]}" "$OUT/espeak_click.wav" norm -3 pad 1 0.5
-# The same recipe as FLAC (to stay under 5 MB): "scroll down", and "go home", which the recogniser hears as
-# "google" and phones without the front end's frequency warp (RecognizerSettings.frequencyWarp).
-for pair in "espeak_scroll_down:hey jarvis, scroll down" "espeak_go_home:hey jarvis, go home"; do
+# FLAC (to stay under 5 MB): "click", "scroll down", and "go home", which the recogniser hears as "google"
+# and phones without the front end's frequency warp (RecognizerSettings.frequencyWarp).
+for pair in "espeak_click:hey jarvis, click" "espeak_scroll_down:hey jarvis, scroll down" "espeak_go_home:hey jarvis, go home"; do
   name=${pair%%:*}; text=${pair#*:}
   espeak-ng -v en-us -w "$TMP/$name.raw.wav" "$text"
   "${SOX[@]}" "$TMP/$name.raw.wav" "${FMT[@]}" -C 8 "$OUT/$name.flac" norm -3 pad 1 0.5
@@ -208,6 +207,17 @@ echo "hey jarvis, new tab" >"$TMP/ked.txt"
 text2wave -eval "(voice_ked_diphone)" "$TMP/ked.txt" -o "$TMP/ked.raw.wav"
 "${SOX[@]}" "$TMP/ked.raw.wav" "${FMT[@]}" -C 8 "$OUT/ked_new_tab.flac" norm -3 pad 1 0.5
 
+echo "== espeak_search_football_babble.flac (the shared dev set's clip, as FLAC)"
+# espeak-ng's "hey jarvis, search for football scores" under the dev set's babble (three TTS voices, 10 dB
+# SNR), as ../shared/eval/devset.py makes it (seeded: the same samples on every run). DEVSET is the folder it
+# wrote (its default /tmp/jarvis-devset); without the clip there the fixture is kept as it is.
+dev_clip="${DEVSET:-/tmp/jarvis-devset}/command_espeak_us_21_babble10.wav"
+if [ -f "$dev_clip" ]; then
+  "${SOX[@]}" "$dev_clip" -C 8 "$OUT/espeak_search_football_babble.flac"
+else
+  echo "kept espeak_search_football_babble.flac: no $dev_clip (run ../shared/eval/devset.py)" >&2
+fi
+
 echo "== encoding variants of scroll_down.wav"
 SRC="$OUT/scroll_down.wav"
 "${SOX[@]}" "$SRC" -r 8000  -c 1 -b 8  -e unsigned-integer "$OUT/enc/scroll_down_u8_8k.wav"
@@ -222,8 +232,8 @@ generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
   not_a_command.wav custom_volume.flac click_in_sentence.flac set_timer.flac tell_me_a_joke.wav
   asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
-  search_cars_then_tv.wav espeak_click.wav espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
-  espeak_f3_new_tab.flac ked_new_tab.flac restart_seam.flac
+  search_cars_then_tv.wav espeak_click.flac espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
+  espeak_f3_new_tab.flac ked_new_tab.flac espeak_search_football_babble.flac restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

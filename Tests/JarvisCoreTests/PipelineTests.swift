@@ -450,6 +450,21 @@ extension PipelineTests {
         try assertCheckRejects("set_timer.flac", reason: "not-a-command", unchecked: unchecked, otherwise: "search")
     }
 
+    /// espeak's "search for football scores" under babble: the grammar hears "search for" and the query's
+    /// phones, the general language model "but the score | football scores" (no "for"), the model expecting a
+    /// lead "but that for | football scores". Its "for" confirms the grammar's, and the search is taken; without
+    /// it the search is rejected as the check above rejects "set a timer for".
+    func testTheLeadModelMayConfirmTheWordBeforeTheQuery() throws {
+        let events = try run("espeak_search_football_babble.flac")
+        XCTAssertEqual(intents(events).map(\.name), ["search"])
+        XCTAssertEqual(intents(events).map { $0.slots["query"] }, [.string("football scores")])
+        var generalOnly = PipelineSettings()
+        generalOnly.triggerHeardByLeadModel = false
+        let without = try run("espeak_search_football_babble.flac", settings: generalOnly)
+        XCTAssertEqual(intents(without), [])
+        XCTAssertEqual(rejectionReasons(without), ["not-a-command"])
+    }
+
     /// `fixture` gives a wake and one rejection for `reason`, no intent; with the check off (`unchecked`) the
     /// same audio gives the intent `otherwise`: the check does the work.
     func assertCheckRejects(_ fixture: String, reason: String, unchecked: PipelineSettings, otherwise: String,
@@ -506,7 +521,7 @@ extension PipelineTests {
 
     /// espeak-ng's audio holds digital silence: the second pass hears it over a faint noise floor.
     func testCommandsInDigitalSilenceAreHeardOverANoiseFloor() throws {
-        let click = try run("espeak_click.wav")
+        let click = try run("espeak_click.flac")
         XCTAssertEqual(count(click, "wake"), 1)
         XCTAssertEqual(intents(click).map(\.name), ["click"])
         XCTAssertEqual(intents(click).first?.slots["button"], .string("left"))
@@ -515,7 +530,7 @@ extension PipelineTests {
         XCTAssertEqual(scroll.first?.slots["direction"], .string("down"))
         var noFloor = PipelineSettings()
         noFloor.recognizer.noiseFloorDB = nil
-        let without = try run("espeak_click.wav", settings: noFloor)
+        let without = try run("espeak_click.flac", settings: noFloor)
         XCTAssertEqual(intents(without), [])
         XCTAssertEqual(count(without, "rejected"), 1)
         // Audio with a noise floor of its own is decoded as it came: the same events either way.
@@ -523,7 +538,7 @@ extension PipelineTests {
         XCTAssertEqual(strip(try run("scroll_down.wav", settings: noFloor)), strip(try run("scroll_down.wav")))
         let path = { (name: String) in fixtures.appendingPathComponent(name).path }
         XCTAssertFalse(NoiseFloor.holdsDigitalSilence(try readAll(path("scroll_down.wav"))[...]))
-        XCTAssertTrue(NoiseFloor.holdsDigitalSilence(try readAll(path("espeak_click.wav"))[...]))
+        XCTAssertTrue(NoiseFloor.holdsDigitalSilence(try readAll(path("espeak_click.flac"))[...]))
     }
 
     /// espeak-ng's British voice says "search" without the r-coloured vowel of the model's American dictionary
