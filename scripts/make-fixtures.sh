@@ -96,13 +96,13 @@ single() {
 echo "== main 16 kHz fixtures"
 single scroll_down         "hey jarvis, scroll down"
 single search_pizza        "hey jarvis, search for pizza recipes"
-single new_tab_jarvis_only "jarvis, new tab"
+EXT=flac single new_tab_jarvis_only "jarvis, new tab"
 single no_wake             "please scroll down the page and click the button"
 single not_a_command       "hey jarvis, what a lovely day it is"
 EXT=flac single custom_volume "hey jarvis, set the volume to seven"
 EXT=flac single click_in_sentence "hey jarvis, click on the little blue button and then we all went home for dinner"
 VOICE=kal16 EXT=flac single set_timer "hey jarvis, set a timer for ten minutes"   # the grammar hears "search for"
-single tell_me_a_joke      "hey jarvis, tell me a joke"   # the grammar hears "show me gmail"
+EXT=flac single tell_me_a_joke "hey jarvis, tell me a joke"   # the grammar hears "show me gmail"
 EXT=flac single asked_jarvis "i asked jarvis to open a new tab"   # the grammar fits "hey" into the end of "asked"
 EXT=flac single close_current_tab "hey jarvis, close the current tab please"   # everyday variants: "the current", a polite ending
 VOICE=kal16 EXT=flac single nervous_next_tab "hey nervous, next tab"   # all of "jarvis" but its first sound
@@ -207,16 +207,28 @@ echo "hey jarvis, new tab" >"$TMP/ked.txt"
 text2wave -eval "(voice_ked_diphone)" "$TMP/ked.txt" -o "$TMP/ked.raw.wav"
 "${SOX[@]}" "$TMP/ked.raw.wav" "${FMT[@]}" -C 8 "$OUT/ked_new_tab.flac" norm -3 pad 1 0.5
 
+# copied_clip NAME CLIP MAKER : CLIP, a clip of an evaluation set MAKER builds, as $OUT/NAME.flac (the same
+# samples); without CLIP the fixture is kept as it is.
+copied_clip() {
+  if [ -f "$2" ]; then
+    "${SOX[@]}" "$2" -C 8 "$OUT/$1.flac"
+  else
+    echo "kept $1.flac: no $2 (run $3)" >&2
+  fi
+}
+
+echo "== kal_page_down.flac (the voice set's clip, as FLAC)"
+# flite kal's "hey jarvis, page down": an 8 kHz voice resampled to 16 kHz, nothing above 4 kHz under the speech,
+# padded with devset.py's quiet noise, as scripts/make-voice-set.py makes it (seeded). VOICESET is the folder it
+# wrote (its default /tmp/jarvis-voices).
+copied_clip kal_page_down "${VOICESET:-/tmp/jarvis-voices}/command_flite_kal_04_clean.wav" scripts/make-voice-set.py
+
 echo "== espeak_search_football_babble.flac (the shared dev set's clip, as FLAC)"
 # espeak-ng's "hey jarvis, search for football scores" under the dev set's babble (three TTS voices, 10 dB
 # SNR), as ../shared/eval/devset.py makes it (seeded: the same samples on every run). DEVSET is the folder it
-# wrote (its default /tmp/jarvis-devset); without the clip there the fixture is kept as it is.
-dev_clip="${DEVSET:-/tmp/jarvis-devset}/command_espeak_us_21_babble10.wav"
-if [ -f "$dev_clip" ]; then
-  "${SOX[@]}" "$dev_clip" -C 8 "$OUT/espeak_search_football_babble.flac"
-else
-  echo "kept espeak_search_football_babble.flac: no $dev_clip (run ../shared/eval/devset.py)" >&2
-fi
+# wrote (its default /tmp/jarvis-devset).
+copied_clip espeak_search_football_babble "${DEVSET:-/tmp/jarvis-devset}/command_espeak_us_21_babble10.wav" \
+  ../shared/eval/devset.py
 
 echo "== encoding variants of scroll_down.wav"
 SRC="$OUT/scroll_down.wav"
@@ -229,11 +241,11 @@ SRC="$OUT/scroll_down.wav"
 echo
 echo "== files"
 generated=(
-  scroll_down.wav search_pizza.wav new_tab_jarvis_only.wav no_wake.wav session.wav
-  not_a_command.wav custom_volume.flac click_in_sentence.flac set_timer.flac tell_me_a_joke.wav
+  scroll_down.wav search_pizza.wav new_tab_jarvis_only.flac no_wake.wav session.wav
+  not_a_command.wav custom_volume.flac click_in_sentence.flac set_timer.flac tell_me_a_joke.flac
   asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
   search_cars_then_tv.wav espeak_click.flac espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
-  espeak_f3_new_tab.flac ked_new_tab.flac espeak_search_football_babble.flac restart_seam.flac
+  espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac espeak_search_football_babble.flac restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

@@ -459,3 +459,47 @@ final class NoiseFloorTests: XCTestCase {
         XCTAssertFalse(NoiseFloor.holdsDigitalSilence([Int16](repeating: 0, count: 159)[...]), "no whole frame")
     }
 }
+
+final class HighBandFillTests: XCTestCase {
+    /// Tones at 500 Hz and 2 kHz: nothing above 4 kHz, as in telephone audio.
+    let narrow = zip(tone(hz: 500, seconds: 1, amplitude: 0.3), tone(hz: 2000, seconds: 1, amplitude: 0.1)).map { $0 + $1 }
+
+    func testOnlyBandLimitedAudioIsFilled() throws {
+        let spectrum = PowerSpectrum(frameSamples: 512)
+        let fill = HighBandFill()
+        XCTAssertNotNil(fill.level(for: narrow[...], spectrum: spectrum))
+        // A 6 kHz tone 40 dB under them: a dull voice still has that much up there.
+        let dull = zip(narrow, tone(hz: 6000, seconds: 1, amplitude: 0.003)).map { $0 + $1 }
+        XCTAssertNil(fill.level(for: dull[...], spectrum: spectrum))
+        XCTAssertNil(fill.level(for: [Int16](repeating: 0, count: 16_000)[...], spectrum: spectrum), "silence")
+        XCTAssertNil(fill.level(for: narrow.prefix(2000), spectrum: spectrum), "under 4 frames")
+    }
+
+    func testTheFillLiesAboveTheSpeechBandAtItsLevelUnderIt() throws {
+        let spectrum = PowerSpectrum(frameSamples: 512)
+        var fill = HighBandFill()
+        fill.levelUnderSpeechDB = -30
+        let rms = try XCTUnwrap(fill.level(for: narrow[...], spectrum: spectrum))
+        let filled = fill.apply(narrow[...], start: 0, rms: rms)
+        let before = try XCTUnwrap(HighBandFill.bandPowers(of: narrow[...], spectrum: spectrum))
+        let after = try XCTUnwrap(HighBandFill.bandPowers(of: filled[...], spectrum: spectrum))
+        // The noise's power from 4.4 to 7.8 kHz is most of its power over the whole band (4.6–8 kHz).
+        XCTAssertEqual(10 * log10(after.high / after.speech), -30, accuracy: 2)
+        XCTAssertEqual(10 * log10(after.speech / before.speech), 0, accuracy: 0.05, "the speech band is left alone")
+        XCTAssertNil(fill.level(for: filled[...], spectrum: spectrum), "filled audio is band-limited no more")
+    }
+
+    func testSameFillWhateverTheChunks() {
+        let fill = HighBandFill()
+        let whole = fill.apply(narrow[...], start: 800, rms: 50)
+        var chunked: [Int16] = []
+        var i = 0
+        for size in [1, 159, 1000, 46, 47, 14_747] where i < narrow.count {
+            let end = min(narrow.count, i + size)
+            chunked += fill.apply(narrow[i..<end], start: 800 + i, rms: 50)
+            i = end
+        }
+        XCTAssertEqual(chunked, whole)
+        XCTAssertNotEqual(fill.apply(narrow[...], start: 801, rms: 50), whole, "the noise depends on the position")
+    }
+}

@@ -23,9 +23,16 @@ public struct NoiseFloor: Sendable, Equatable {
         amplitude = Float(32768 * pow(10, levelDB / 20) * 3.0.squareRoot())
     }
 
-    /// The noise at absolute sample `index`, uniform in [-amplitude, amplitude) (splitmix64's finaliser).
-    func noise(at index: Int) -> Float {
-        var z = UInt64(bitPattern: Int64(index)) &+ 0x9E37_79B9_7F4A_7C15
+    /// Uniform noise of peak `amplitude` (Int16 steps); `levelDB` its RMS.
+    init(amplitude: Float) {
+        self.amplitude = amplitude
+        levelDB = 20 * log10(max(Double(amplitude), 1e-9) / 3.0.squareRoot() / 32768)
+    }
+
+    /// The noise at absolute sample `index`, uniform in [-amplitude, amplitude) (splitmix64's finaliser);
+    /// another `stream` gives noise independent of stream 0's.
+    func noise(at index: Int, stream: UInt64 = 0) -> Float {
+        var z = UInt64(bitPattern: Int64(index)) &+ 0x9E37_79B9_7F4A_7C15 &+ stream &* 0xD1B5_4A32_D192_ED03
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         z ^= z >> 31

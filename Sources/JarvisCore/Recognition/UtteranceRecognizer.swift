@@ -29,6 +29,8 @@ public final class UtteranceRecognizer {
     /// utterance is decoded.
     private var commandAudio: [Int16] = []
     private let noiseFloor: NoiseFloor?
+    /// The spectrum `settings.highBandFill` measures bands with (made on first use).
+    private lazy var bandSpectrum = PowerSpectrum(frameSamples: 512)
     /// Frame 0 of the decode being interpreted lies this many samples into `fed`.
     private var frameOffset = 0
     // Streaming wake state.
@@ -335,6 +337,20 @@ public final class UtteranceRecognizer {
         return liveFloored ? noiseFloor.apply(raw, start: utteranceStart + offset)[...] : raw
     }
 
+    /// `samples` (from absolute sample `start`) as the second pass and the language model hear them: with
+    /// `noiseFloor` when `original` (the same audio before noise reduction) holds digital silence, and with
+    /// `settings.highBandFill` when it is band-limited.
+    private func asHeard(_ samples: [Int16], start: Int, original: ArraySlice<Int16>) -> [Int16] {
+        let floored = noiseFloor?.apply(samples, start: start, ifSilenceIn: original) ?? samples
+        guard let fill = settings.highBandFill, let rms = fill.level(for: original, spectrum: bandSpectrum) else {
+            return floored
+        }
+        if Self.tracing {
+            FileHandle.standardError.write(Data("band-limited audio: a high-band fill at \(rms) RMS\n".utf8))
+        }
+        return fill.apply(floored[...], start: start, rms: rms)
+    }
+
     /// The mean the live decoder subtracts: the segment's so far, warm-started by the previous segments'.
     private func liveMean() -> [Float] {
         let n = Double(meanTracker?.count ?? 0)
@@ -461,7 +477,7 @@ public final class UtteranceRecognizer {
         result.spanEnd = utteranceStart + fed.count
         guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
         // The whole-utterance decode made it already, unless it was gated before its second pass.
-        if commandAudio.count != fed.count { commandAudio = noiseFloor?.apply(fed, start: utteranceStart, ifSilenceIn: fed[...]) ?? fed }
+        if commandAudio.count != fed.count { commandAudio = asHeard(fed, start: utteranceStart, original: fed[...]) }
         guard let hyp = try decodeWithRetry(commandAudio[from...], search: "followup") else { return result }
         if Self.tracing {
             FileHandle.standardError.write(Data("after live wake +\(from): \(hyp.text)\n".utf8))
@@ -525,7 +541,7 @@ public final class UtteranceRecognizer {
         }
         // Steady noise (hiss, fan) under the speech: the second pass and its verification hear it reduced.
         let heard = reducedNoise ?? steadyNoiseDenoiser()?.denoise(fed[...]) ?? fed
-        commandAudio = noiseFloor?.apply(heard, start: utteranceStart, ifSilenceIn: fed[...]) ?? heard
+        commandAudio = asHeard(heard, start: utteranceStart, original: fed[...])
         fed = heard
         frameOffset = decoded.lowerBound
         defer { frameOffset = 0 }
@@ -1007,7 +1023,7 @@ public final class UtteranceRecognizer {
         // In steady noise the language model hears the command reduced, as the second pass does (measured:
         // white15 intents 33.0 → 34.8 %, steady white noise 33.9 → 39.1 %, pink 32.2 → 34.8 %).
         let denoised = settings.denoiseFreeText ? steadyNoiseDenoiser()?.denoise(audio[...]) ?? audio : audio
-        let heard = noiseFloor?.apply(denoised, start: startSample, ifSilenceIn: audio[...]) ?? denoised
+        let heard = asHeard(denoised, start: startSample, original: audio[...])
         guard let hyp = try decoder.decodeUtterance(heard[...], search: "lm") else { return FreeText(before: [], text: "") }
         // A word counts when most of it lies after `fromSample` (10 ms frames; 50 ms tolerance).
         let fromFrame = (fromSample - startSample) / Self.samplesPerFrame - 5
