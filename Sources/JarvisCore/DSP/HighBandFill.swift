@@ -4,11 +4,13 @@ import Foundation
 /// resampled (flite's kal), whose band above 4 kHz holds only the resampler's residue, 80 dB or more under the
 /// speech.
 ///
-/// PocketSphinx's acoustic model was trained on wide-band speech: its upper mel filters always saw some energy,
-/// if only a microphone's noise. On band-limited audio those filters see almost nothing, every frame alike, and
-/// the cepstra drift from anything the model knows; "s" and "f", whose energy lies up there, are lost to silence.
-/// A steady noise in the empty band, far under the speech band (`levelUnderSpeechDB`), gives those filters the
-/// floor a recording would have. Measured on flite kal's 23 commands (the voice set): 65.2 → 78.3 % intents.
+/// PocketSphinx's acoustic model was trained on wide-band speech: its upper mel filters always saw some energy
+/// under the speech, if only a microphone's noise. Under band-limited speech they see next to nothing, less than
+/// in the pauses when the file's own noise is wide-band (devset.py pads every clip with such noise), and "s" and
+/// "f", whose energy lies up there, fall silent. A steady noise in the empty band, far under the speech band
+/// (`levelUnderSpeechDB`), gives those filters the floor a recording would have. Measured on flite kal's 23
+/// commands (the voice set): 65.2 → 78.3 % intents. Clips band-limited throughout, their noise too (six of the
+/// same voice's commands over the fixtures' noise bed, low-passed whole), were all heard right without it too.
 ///
 /// Like `NoiseFloor`, the noise at a sample is a function of its absolute position in the stream, so a slice
 /// gets the same noise however the stream was cut, and again when it is decoded a second time.
