@@ -16,8 +16,8 @@ release:
 # Accuracy in one process (jarvis eval): the dev set plus the non-command set, the noise set, the variant set
 # (everyday phrasings), the name set (names like "jarvis"), the voice set (TTS voices the dev set does not use),
 # the babble set (the dev set's commands under babble by voices it does not use), the non-command set under the
-# dev set's babble voices (sentences said in a room already talking),
-# the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
+# dev set's babble voices (sentences said in a room already talking), the voice set under white noise and under
+# the babble set's babble (other talkers in the dev set's noisy conditions), the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
 # voices; skipped without festvox-kdlpc16k and festvox-us-slt-hts), then the real recordings with the default
 # phrase (false wakes) and with "jarvis" alone (detection). Builds the sets once.
 REJECTION ?= /tmp/jarvis-rejection
@@ -28,6 +28,8 @@ VOICES ?= /tmp/jarvis-voices
 OTHER_VOICES ?= /tmp/jarvis-other-voices
 BABBLE ?= /tmp/jarvis-babble
 ROOM_REJECTION ?= /tmp/jarvis-rbabble
+VOICES_NOISE ?= /tmp/jarvis-voices-noise
+VOICES_BABBLE ?= /tmp/jarvis-voices-babble
 REAL ?= /tmp/jarvis-real.jsonl
 eval: release
 	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
@@ -39,6 +41,10 @@ eval: release
 	test -f $(BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(BABBLE) --devset $(DEVSET)
 	test -f $(ROOM_REJECTION)/manifest.jsonl || python3 scripts/make-babble-set.py $(ROOM_REJECTION) --dev-voices \
 	  --source $(REJECTION)/manifest.jsonl --kinds rejection
+	test -f $(VOICES_NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(VOICES_NOISE) \
+	  --source $(VOICES)/manifest.jsonl --conds white15
+	test -f $(VOICES_BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(VOICES_BABBLE) \
+	  --source $(VOICES)/manifest.jsonl
 	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
 	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl
 	@echo "== noise set (commands, negatives and confusable names under more noise)"
@@ -53,6 +59,8 @@ eval: release
 	.build/release/jarvis eval $(BABBLE)/manifest.jsonl
 	@echo "== the non-command set under babble (sentences after the wake phrase in a talking room)"
 	.build/release/jarvis eval $(ROOM_REJECTION)/manifest.jsonl
+	@echo "== the voice set under white noise at 15 dB, and under the babble set's babble"
+	.build/release/jarvis eval $(VOICES_NOISE)/manifest.jsonl $(VOICES_BABBLE)/manifest.jsonl
 	@if test -f $(OTHER_VOICES)/manifest.jsonl || python3 scripts/make-other-voice-set.py $(OTHER_VOICES); then \
 	  echo "== other-voice set (festival ked and slt HTS commands; confusables and negatives by 9 other voices)"; \
 	  .build/release/jarvis eval $(OTHER_VOICES)/manifest.jsonl; \

@@ -9,7 +9,11 @@ must work when the noise was there long before the speech (a fan). From the clea
   - negatives and confusable phrases under white 15, babble 10, pink 10 (with the speech) and under white 15
     and pink 10 that run throughout ("cwhite15", "cpink10").
 SNRs are against the active speech level, as devset.py measures them; its noise and babble are imported.
-Usage: make-noise-set.py [OUTDIR] [--devset DIR] [--devset-py PATH]   (defaults /tmp/jarvis-noise, /tmp/jarvis-devset)
+`--source MANIFEST --conds C,...` put other clean clips under the given conditions instead, whatever their kind:
+the voice set's commands under white noise (`--source /tmp/jarvis-voices/manifest.jsonl --conds white15`) are
+the dev set's white15 slice said by voices it does not use.
+Usage: make-noise-set.py [OUTDIR] [--devset DIR] [--devset-py PATH] [--source MANIFEST --conds C,...]
+       (defaults /tmp/jarvis-noise, /tmp/jarvis-devset)
 Needs: numpy, a built dev set, and the devset's TTS packages (for the babble).
 """
 import argparse, importlib.util, json, os
@@ -23,6 +27,9 @@ def main():
     ap.add_argument("out", nargs="?", default="/tmp/jarvis-noise")
     ap.add_argument("--devset", default="/tmp/jarvis-devset")
     ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
+    ap.add_argument("--source", help="manifest of the clean clips to put under noise (default: the dev set's)")
+    ap.add_argument("--conds", help="conditions for every clip, comma-separated (white15, babble10, pink10, "
+                                    "cwhite15, cpink10); default: by kind, as above")
     a = ap.parse_args()
     spec = importlib.util.spec_from_file_location("devset", a.devset_py)
     D = importlib.util.module_from_spec(spec)
@@ -48,13 +55,16 @@ def main():
         bed[3 * SR:3 * SR + len(x)] += x
         return bed
 
-    with open(os.path.join(a.devset, "manifest.jsonl")) as f, open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
+    source = a.source or os.path.join(a.devset, "manifest.jsonl")
+    with open(source) as f, open(os.path.join(a.out, "manifest.jsonl"), "w") as man:
         for line in f:
             d = json.loads(line)
-            if d["cond"] != "clean" or d["kind"] not in ("command", "negative", "confusable"):
+            if d["cond"] != "clean" or (not a.conds and d["kind"] not in ("command", "negative", "confusable")):
                 continue
             x = D.read(d["file"])[SR:-SR]   # the clip without devset.py's 1 s pads
-            if d["kind"] == "command":
+            if a.conds:
+                conds = a.conds.split(",")
+            elif d["kind"] == "command":
                 conds = ["pink10", "cwhite15"]
             else:
                 conds = ["white15", "babble10", "pink10", "cwhite15", "cpink10"]
