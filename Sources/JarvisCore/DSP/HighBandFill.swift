@@ -45,16 +45,14 @@ public struct HighBandFill: Sendable, Equatable {
         let n = spectrum.fftSize
         let frames = samples.count / n
         guard frames >= 4 else { return nil }
-        let hz = Double(AudioFormat.sampleRate) / Double(n)
-        let speechBins = Int((300 / hz).rounded(.up))..<Int(3800 / hz)
-        let highBins = Int((4400 / hz).rounded(.up))..<Int(7800 / hz)
         var perFrame: [(total: Double, speech: Double, high: Double)] = []
         for f in 0..<frames {
             let start = samples.startIndex + f * n
             let power = spectrum.power(of: samples[start..<(start + n)])
-            let speech = speechBins.reduce(0.0) { $0 + Double(power[$1]) }
-            let high = highBins.reduce(0.0) { $0 + Double(power[$1]) }
-            perFrame.append((Double(power.reduce(0, +)), speech, high))
+            let band = { (low: Double, high: Double) in
+                Double(bandEnergy(power, fftSize: n, sampleRate: AudioFormat.sampleRate, lowHz: low, highHz: high))
+            }
+            perFrame.append((Double(power.reduce(0, +)), band(300, 3800), band(4400, 7800)))
         }
         let loud = perFrame.sorted { $0.total > $1.total }.prefix(max(1, frames / 4))
         let speech = loud.reduce(0.0) { $0 + $1.speech } / Double(loud.count)
@@ -82,15 +80,10 @@ public struct HighBandFill: Sendable, Equatable {
         let history = taps.count - 1
         var white = [Float](repeating: 0, count: samples.count + history)
         for i in white.indices { white[i] = source.noise(at: start - history + i, stream: 1) }
-        var out = [Int16]()
-        out.reserveCapacity(samples.count)
-        for (offset, s) in samples.enumerated() {
+        return NoiseFloor.adding(to: samples, start: start) { index in
             var low: Float = 0
-            for k in 0..<taps.count { low += taps[k] * white[offset + history - k] }
-            let index = start + offset
-            let v = (Float(s) + (index & 1 == 0 ? low : -low)).rounded()
-            out.append(Int16(max(-32768, min(32767, v))))
+            for k in 0..<taps.count { low += taps[k] * white[index - start + history - k] }
+            return index & 1 == 0 ? low : -low
         }
-        return out
     }
 }

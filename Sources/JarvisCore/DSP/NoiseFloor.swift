@@ -55,10 +55,16 @@ public struct NoiseFloor: Sendable, Equatable {
     /// `samples` with the noise added (rounded, clipped to the Int16 range); `start` is the absolute index of the
     /// first sample in the stream.
     public func apply(_ samples: ArraySlice<Int16>, start: Int) -> [Int16] {
+        Self.adding(to: samples, start: start) { noise(at: $0) }
+    }
+
+    /// `samples` with `noise(index)` added at each absolute sample index (rounded, clipped to the Int16 range);
+    /// `start` is the absolute index of the first sample.
+    static func adding(to samples: ArraySlice<Int16>, start: Int, _ noise: (Int) -> Float) -> [Int16] {
         var out = [Int16]()
         out.reserveCapacity(samples.count)
         for (offset, s) in samples.enumerated() {
-            let v = (Float(s) + noise(at: start + offset)).rounded()
+            let v = (Float(s) + noise(start + offset)).rounded()
             out.append(Int16(max(-32768, min(32767, v))))
         }
         return out

@@ -37,10 +37,19 @@ public enum WordLevel {
         level(of: audio, startFrame: 0, endFrame: audio.count / frameSamples)
     }
 
-    /// Level of the talk before a wake phrase: the last `RecognizerSettings.roomListening` seconds of `audio`
-    /// (which ends where the wake phrase begins) up to 0.1 s before its end; nil when it holds less than 1 s.
+    /// Seconds just before a wake phrase left out of the room's level (the phrase's onset may start earlier
+    /// than the decoder's alignment says).
+    static let roomOnsetGap = 0.1
+
+    /// Samples of audio before a wake phrase that `roomLevel` looks at: `roomListening` seconds, and the gap.
+    public static func roomSpan(_ settings: RecognizerSettings) -> Int {
+        AudioFormat.samples(settings.roomListening + roomOnsetGap)
+    }
+
+    /// Level of the talk before a wake phrase: `audio` (which ends where the wake phrase begins, at most
+    /// `roomSpan` samples of it) up to `roomOnsetGap` before its end; nil when that holds less than 1 s.
     public static func roomLevel(before audio: ArraySlice<Int16>) -> Double? {
-        let end = audio.endIndex - AudioFormat.samples(0.1)
+        let end = audio.endIndex - AudioFormat.samples(roomOnsetGap)
         guard end - audio.startIndex >= AudioFormat.samples(1) else { return nil }
         return level(of: audio[audio.startIndex..<end])
     }

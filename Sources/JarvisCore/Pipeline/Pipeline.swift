@@ -347,7 +347,7 @@ public final class Pipeline {
     }
 
     private func beginUtterance(at from: Int, replayed: Int = 0) throws(DecoderError) {
-        let before = history.samples(from: from - AudioFormat.samples(settings.recognizer.roomListening + 0.1), to: from)
+        let before = history.samples(from: from - WordLevel.roomSpan(settings.recognizer), to: from)
         try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp, replayed: replayed,
                              before: before)
         if let wake = try recognizer.process(history.samples(from: from, to: sampleCount)[...]) { reportEarly(wake) }

@@ -209,7 +209,7 @@ public final class UtteranceRecognizer {
     public var utteranceSeconds: Double { AudioFormat.seconds(fed.count) }
 
     /// - Parameter replayed: samples at the start that a restart feeds again (its overlap), 0 otherwise.
-    /// - Parameter before: the audio just before `start` (up to `roomListening` + 0.1 s), for the level of the
+    /// - Parameter before: the audio just before `start` (up to `WordLevel.roomSpan`), for the level of the
     ///   talk before a wake phrase near the utterance's start (`WordLevel.roomLevel`).
     public func begin(atSample start: Int, mode: Mode, replayed: Int = 0, before: [Int16] = []) throws(DecoderError) {
         self.mode = mode
@@ -736,7 +736,7 @@ public final class UtteranceRecognizer {
     /// in the `roomListening` seconds before `wake`.
     private func roomLevel(before wake: UtteranceResult.WakeSpan) -> Double? {
         let wakeFrom = min(fed.count, max(0, wake.startSample - utteranceStart))
-        let span = AudioFormat.samples(settings.roomListening + 0.1)
+        let span = WordLevel.roomSpan(settings)
         return WordLevel.roomLevel(before: (audioBefore.suffix(max(0, span - wakeFrom)) + fed[..<wakeFrom]).suffix(span))
     }
 
