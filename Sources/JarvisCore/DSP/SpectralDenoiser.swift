@@ -1,7 +1,5 @@
 import Foundation
 
-import CFFTW
-
 /// Settings of the spectral noise reduction (short-time Fourier transform of 512 samples, hop 256).
 public struct DenoiserSettings: Sendable, Equatable {
     /// Frames (16 ms hop) each side over which a bin's smoothed power is minimised for the noise estimate
@@ -34,83 +32,34 @@ public struct DenoiserSettings: Sendable, Equatable {
 /// Removes steady noise from a block of audio: Wiener gains from a noise spectrum found as the running
 /// minimum of each bin's smoothed power (minimum statistics) over the block — before and after each frame,
 /// so noise that starts with the speech is estimated as well as noise that was there before it.
-/// Owns its FFTW plans and buffers; not thread-safe (one per recogniser).
+/// Not thread-safe (one per recogniser).
 public final class SpectralDenoiser {
-    public static let fftSize = 512
-    public static let hop = 256
+    public static let fftSize = ShortTimeSpectra.fftSize
+    public static let hop = ShortTimeSpectra.hop
     public let settings: DenoiserSettings
-    /// √Hann: applied before the FFT and after the inverse, it overlap-adds to 1 at 50 % overlap.
-    private let window: [Float]
-    private let real: UnsafeMutablePointer<Float>
-    private let complex: UnsafeMutablePointer<Float>   // interleaved re, im; fftSize/2+1 bins
-    private let forward: fftwf_plan
-    private let inverse: fftwf_plan
+    private let stft = ShortTimeSpectra()
 
     public init(settings: DenoiserSettings = DenoiserSettings()) {
         self.settings = settings
-        let n = Self.fftSize
-        window = hannWindow(n).map { $0.squareRoot() }
-        real = fftwf_alloc_real(n)!
-        let out = fftwf_alloc_complex(n / 2 + 1)!
-        complex = UnsafeMutableRawPointer(out).assumingMemoryBound(to: Float.self)
-        PowerSpectrum.plannerLock.lock()
-        forward = fftwf_plan_dft_r2c_1d(Int32(n), real, out, UInt32(FFTW_ESTIMATE))!
-        inverse = fftwf_plan_dft_c2r_1d(Int32(n), out, real, UInt32(FFTW_ESTIMATE))!
-        PowerSpectrum.plannerLock.unlock()
-    }
-
-    deinit {
-        PowerSpectrum.plannerLock.lock()
-        fftwf_destroy_plan(forward)
-        fftwf_destroy_plan(inverse)
-        PowerSpectrum.plannerLock.unlock()
-        fftwf_free(real)
-        fftwf_free(UnsafeMutableRawPointer(complex))
     }
 
     /// The block with its steady noise reduced; same length (16 kHz Int16 samples).
     public func denoise(_ samples: ArraySlice<Int16>) -> [Int16] {
-        let n = Self.fftSize, hop = Self.hop, bins = n / 2 + 1
-        guard samples.count >= n else { return Array(samples) }
-        let input = Array(samples)
-        let frames = (input.count - n) / hop + 2   // the last frame reaches past the end (zero-padded)
-        // Analysis: spectra (re, im per bin) and powers of every frame.
-        var spectra = [Float](repeating: 0, count: frames * bins * 2)
-        var power = [Float](repeating: 0, count: frames * bins)
-        for f in 0..<frames {
-            let start = f * hop
-            for i in 0..<n {
-                let s = start + i < input.count ? Float(input[start + i]) : 0
-                real[i] = s * window[i]
-            }
-            fftwf_execute(forward)
-            for k in 0..<bins {
-                let re = complex[2 * k], im = complex[2 * k + 1]
-                spectra[(f * bins + k) * 2] = re
-                spectra[(f * bins + k) * 2 + 1] = im
-                power[f * bins + k] = re * re + im * im
-            }
-        }
-        let noise = Self.noiseEstimate(power: power, frames: frames, bins: bins, settings: settings)
-        // Wiener gains with the decision-directed a-priori SNR, then overlap-add.
-        var output = [Float](repeating: 0, count: frames * hop + n)
+        guard samples.count >= Self.fftSize else { return Array(samples) }
+        let analysis = stft.analyse(Array(samples))
+        let bins = ShortTimeSpectra.bins, power = analysis.power
+        let noise = Self.noiseEstimate(power: power, frames: analysis.frames, bins: bins, settings: settings)
+        // Wiener gains with the decision-directed a-priori SNR.
         var previousClean = [Float](repeating: 0, count: bins)
         let a = settings.decisionDirectedWeight
-        for f in 0..<frames {
-            for k in 0..<bins {
-                let p = power[f * bins + k], nz = noise[f * bins + k]
-                let posterior = p / nz
-                let prior = a * previousClean[k] / nz + (1 - a) * max(posterior - 1, 0)
-                let gain = max(prior / (1 + prior), settings.gainFloor)
-                previousClean[k] = gain * gain * p
-                complex[2 * k] = spectra[(f * bins + k) * 2] * gain
-                complex[2 * k + 1] = spectra[(f * bins + k) * 2 + 1] * gain
-            }
-            fftwf_execute(inverse)   // unnormalised: n × the signal
-            let start = f * hop
-            for i in 0..<n { output[start + i] += real[i] * window[i] / Float(n) }
+        return stft.synthesise(analysis, count: samples.count) { f, k in
+            let p = power[f * bins + k], nz = noise[f * bins + k]
+            let posterior = p / nz
+            let prior = a * previousClean[k] / nz + (1 - a) * max(posterior - 1, 0)
+            let gain = max(prior / (1 + prior), settings.gainFloor)
+            previousClean[k] = gain * gain * p
+            return gain
         }
-        return (0..<input.count).map { Int16(max(-32768, min(32767, output[$0].rounded()))) }
     }
 
     /// Per frame and bin: the minimum of the smoothed power within `minimumSpanFrames` either side, times
