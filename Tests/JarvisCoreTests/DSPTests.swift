@@ -503,3 +503,56 @@ final class HighBandFillTests: XCTestCase {
         XCTAssertNotEqual(fill.apply(narrow[...], start: 801, rms: 50), whole, "the noise depends on the position")
     }
 }
+
+/// The babble floor: each bin raised to its median over the loud frames of the second around it.
+final class BabbleFloorTests: XCTestCase {
+    private func rms(_ x: ArraySlice<Int16>) -> Double {
+        (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, x.count))).squareRoot()
+    }
+
+    func testASteadySoundIsItsOwnFloorAndComesBackUnchanged() {
+        let input = zip(tone(hz: 1000, seconds: 1, amplitude: 0.3), noise(seconds: 1, amplitude: 0.01)).map { $0 &+ $1 }
+        let output = BabbleFloor().apply(input[...])
+        XCTAssertEqual(output.count, input.count)
+        // Half the frames sit under the median and are raised to it: a few dB at most for steady noise.
+        let change = 20 * log10(rms(output[2000..<14_000]) / rms(input[2000..<14_000]))
+        XCTAssertLessThan(abs(change), 0.5)
+    }
+
+    func testAGapInASoundThatFillsMostOfTheSecondIsFilledToItsLevel() {
+        // A 1 kHz tone over 1.5 s with 0.2 s of near-silence in its middle: the tone is the median there.
+        let on = tone(hz: 1000, seconds: 0.65, amplitude: 0.3)
+        let hush = noise(seconds: 0.2, amplitude: 0.0001, seed: 9)
+        let input = on + hush + on
+        let output = BabbleFloor().apply(input[...])
+        let gap = 10_400 + 800..<10_400 + 2400   // the middle of the hush, away from the tone's window
+        XCTAssertLessThan(rms(input[gap]), 10)
+        XCTAssertEqual(20 * log10(rms(output[gap]) / rms(input[1000..<9000])), 0, accuracy: 2,
+                       "the hush takes the tone's level")
+    }
+
+    func testBurstsLouderThanTheirSurroundingsAreLeftAlone() {
+        // A tone in a third of the frames over steady noise: each bin's median is the noise, under the tone.
+        let burst = tone(hz: 1000, seconds: 0.2, amplitude: 0.3)
+        let quiet = [Int16](repeating: 0, count: 6400)
+        let bursts = Array((0..<4).map { _ in burst + quiet }.joined())
+        let input = zip(bursts, noise(seconds: Double(bursts.count) / 16_000, amplitude: 0.01, seed: 4)).map { $0 &+ $1 }
+        let output = BabbleFloor().apply(input[...])
+        let inBurst = 9600 + 600..<9600 + 2600   // the second burst
+        XCTAssertEqual(20 * log10(rms(output[inBurst]) / rms(input[inBurst])), 0, accuracy: 0.2)
+        let between = 12_800 + 800..<12_800 + 5600
+        XCTAssertLessThan(20 * log10(rms(output[between]) / rms(input[between])), 3,
+                          "between the bursts the floor is the noise, not the tone")
+    }
+
+    func testSilenceFarFromSoundStaysSilentAndShortBlocksPassThrough() {
+        let silence = [Int16](repeating: 0, count: 40_000)
+        let input = silence + tone(hz: 500, seconds: 0.5, amplitude: 0.3) + silence
+        let output = BabbleFloor().apply(input[...])
+        // More than a span (60 hops, 0.96 s) and a window before the tone: nothing there to take a floor from.
+        XCTAssertEqual(Array(output[0..<20_000]), Array(input[0..<20_000]))
+        XCTAssertEqual(Array(output[(input.count - 20_000)...]), Array(input[(input.count - 20_000)...]))
+        let short: [Int16] = [1, -2, 3]
+        XCTAssertEqual(BabbleFloor().apply(short[...]), short)
+    }
+}
