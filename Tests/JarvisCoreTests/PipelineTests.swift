@@ -478,6 +478,59 @@ extension PipelineTests {
         XCTAssertEqual(rejectionReasons(without), ["not-a-command"])
     }
 
+    /// The fixture `command` under babble from `from` seconds on, `underDB` dB under the command's active level
+    /// (devset.py's: the RMS of the 20 ms frames louder than a tenth of the loudest). The babble is three
+    /// streams of other fixtures' sentences after their "hey jarvis" (from 1.9 s): "tell me a joke" and "set the
+    /// volume to seven", "what a lovely day it is" and "set a timer for ten minutes" (flite kal16), and the
+    /// latter two the other way round; it repeats if the command is longer.
+    func babbleMix(_ command: String, from: Double, underDB: Double) throws -> [Int16] {
+        func tail(_ name: String) throws -> [Double] {
+            try readAll(fixtures.appendingPathComponent(name).path).dropFirst(30_400).map(Double.init)
+        }
+        let joke = try tail("tell_me_a_joke.flac"), volume = try tail("custom_volume.flac")
+        let day = try tail("not_a_command.wav"), timer = try tail("set_timer.flac")
+        let streams = [joke + volume, day + timer, timer + day]
+        let length = streams.map(\.count).min() ?? 0
+        let babble = (0..<length).map { i in streams.reduce(0) { $0 + $1[i] } }
+        func activeLevel(_ x: [Double]) -> Double {
+            let frames = stride(from: 0, to: x.count / 320 * 320, by: 320).map { start in
+                (x[start..<(start + 320)].reduce(0) { $0 + $1 * $1 } / 320).squareRoot()
+            }
+            let loudest = frames.max() ?? 0
+            let active = frames.filter { $0 > 0.1 * loudest }
+            return active.isEmpty ? 1 : (active.reduce(0) { $0 + $1 * $1 } / Double(active.count)).squareRoot()
+        }
+        let speech = try readAll(fixtures.appendingPathComponent(command).path)
+        let start = Int(from * 16_000)
+        let under = (0..<(speech.count - start)).map { babble[$0 % length] }
+        let gain = activeLevel(speech.map(Double.init)) / pow(10, underDB / 20) / activeLevel(under)
+        return speech.indices.map { i in
+            guard i >= start else { return speech[i] }
+            return Int16(max(-32768, min(32767, (Double(speech[i]) + under[i - start] * gain).rounded())))
+        }
+    }
+
+    /// Under babble 10 dB down, "hey jarvis, new tab" by espeak-ng's high voice (en-us+f3) and by festival's ked
+    /// do not wake; heard again with the babble floored, each gives its command, once.
+    func testBabbleIsHeardAgainWithItsFloorWhenItDidNotWake() throws {
+        var unfloored = PipelineSettings()
+        unfloored.babbleFloor = nil
+        for (fixture, from, target) in [("espeak_f3_new_tab.flac", 0.8, "new_tab"), ("ked_new_tab.flac", 1.0, "new_tab")] {
+            let mixed = try babbleMix(fixture, from: from, underDB: 10)
+            XCTAssertEqual(count(try run(samples: mixed, settings: unfloored), "wake"), 0, fixture)
+            let events = try run(samples: mixed)
+            XCTAssertEqual(intents(events).map { $0.slots["target"] }, [.string(target)], fixture)
+            XCTAssertEqual(count(events, "wake"), 1, fixture)
+        }
+        // flite slt's "hey jarvis, scroll down" there wakes, and its words are rejected: they stay rejected (a
+        // talking room's sentences after "hey jarvis" became commands when heard again).
+        let scroll = try babbleMix("scroll_down.wav", from: 1.0, underDB: 10)
+        let events = try run(samples: scroll)
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(count(events, "rejected"), 1)
+        XCTAssertEqual(events, try run(samples: scroll, settings: unfloored))
+    }
+
     /// `fixture` gives a wake and one rejection for `reason`, no intent; with the check off (`unchecked`) the
     /// same audio gives the intent `otherwise`: the check does the work.
     func assertCheckRejects(_ fixture: String, reason: String, unchecked: PipelineSettings, otherwise: String,
