@@ -3,12 +3,13 @@ import Foundation
 /// Settings of `BabbleFloor` (short-time Fourier transform of 512 samples, hop 256 = 16 ms).
 public struct BabbleFloorSettings: Sendable, Equatable {
     /// Percentile of a bin's power over the loud frames around a frame that becomes that bin's floor there
-    /// (50: the median). Measured on the babble set (the dev set's commands under other talkers' babble, 10 dB):
-    /// 30, 40 and 50 all woke 67–81 % of the commands instead of 55 %; 85 woke 20 %.
+    /// (50: the median). Measured offline, whole files floored before the replay, on the babble set (the dev
+    /// set's commands under other talkers' babble, 10 dB): 30, 40 and 50 all woke 67–81 % of the commands
+    /// instead of 55 %, the median with the most right intents; 85 woke 20 %.
     public var percentile: Double = 50
     /// Hops each side of a frame whose loud frames give its floor (60 = 0.96 s each way). A floor from the
-    /// past alone (120 hops before) woke 54 % of the babble set's commands, as many as no floor: babble that
-    /// starts with the speech has no past, and the wake phrase is then floored at its own level.
+    /// past alone (120 hops before; offline, as above) woke 54 % of the babble set's commands, as many as no
+    /// floor: babble that starts with the speech has no past, and the wake phrase is floored at its own level.
     public var spanHops = 60
     /// Frames this far or more under the block's loudest frame (power ratio; 1e-4 = 40 dB) are not the babble:
     /// the quiet before and after a segment is left out of the percentile.
@@ -22,9 +23,8 @@ public struct BabbleFloorSettings: Sendable, Equatable {
 /// Turns the babble of other talkers under speech into a steady floor: every short-time bin is raised to at
 /// least the median of its power over the loud frames of the second around it (Klatt's noise masking, with
 /// the babble's own level as the mask). Where the talker is louder than the babble nothing changes; where the
-/// babble is, its words are replaced by its average spectrum, which a phone loop can no longer follow and which
-/// the steady-noise handling (`SpectralDenoiser`, the lowered thresholds) then takes as noise.
-/// Non-causal: it needs the whole segment. Not thread-safe (one per pipeline).
+/// babble is, its words are replaced by its average spectrum, which a phone loop can no longer follow.
+/// Non-causal: it needs the whole segment (`PipelineSettings.babbleFloor`). Not thread-safe (one per pipeline).
 public final class BabbleFloor {
     public static let hop = ShortTimeSpectra.hop
     public let settings: BabbleFloorSettings

@@ -469,7 +469,7 @@ public final class Pipeline {
     /// estimate (babble): measured on the floored audio, the floor counts as steady noise, and the noise
     /// reduction then taken to it left espeak-ng's "scroll down" as "please google".
     private func hearAgainWithBabbleFloored(from: Int, noise: SegmentSNR.Estimate) throws(DecoderError) {
-        guard let floorSettings = settings.babbleFloor else { return }
+        guard let floorSettings = settings.babbleFloor, from >= history.startSample else { return }
         // The floor around the segment's first words comes from the second on either side of them.
         let lead = max(history.startSample, from - floorSettings.spanHops * BabbleFloor.hop)
         if babbleFloor == nil { babbleFloor = BabbleFloor(settings: floorSettings) }
