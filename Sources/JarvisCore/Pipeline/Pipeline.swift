@@ -400,7 +400,7 @@ public final class Pipeline {
         try releaseLive()
         let followUp = followUpDeadline != nil
         let noise = recognizer.segmentNoise
-        guard !followUp, !muted, settings.babbleFloor != nil, let noise, isBabble(noise),
+        guard !followUp, !muted, settings.babbleFloor != nil, let noise, recognizer.segmentNoiseChanges,
               sampleCount - from <= AudioFormat.samples(settings.babbleFloorMaxSegment) else {
             for result in try recognizer.finish() { try handle(result, followUp: followUp) }
             return
@@ -440,11 +440,6 @@ public final class Pipeline {
         return false
     }
 
-    /// Changing noise under `cleanSNR` (babble): a floor that spreads more than 1 dB over `steadySpread`.
-    private func isBabble(_ noise: SegmentSNR.Estimate) -> Bool {
-        noise.snrDB < settings.recognizer.cleanSNR && noise.floorSpreadDB > settings.recognizer.steadySpread + 1
-    }
-
     /// What handling a segment's results changes, kept to undo it.
     private struct HandlingState {
         var reportedWakes: [Range<Int>], awaitingCommand: [Range<Int>], followUpDeadline: Int?, stats: Stats
@@ -472,8 +467,8 @@ public final class Pipeline {
         guard let floorSettings = settings.babbleFloor, from >= history.startSample else { return }
         // The floor around the segment's first words comes from the second on either side of them.
         let lead = max(history.startSample, from - floorSettings.spanHops * BabbleFloor.hop)
-        if babbleFloor == nil { babbleFloor = BabbleFloor(settings: floorSettings) }
-        guard let floorer = babbleFloor else { return }
+        let floorer = babbleFloor ?? BabbleFloor(settings: floorSettings)
+        babbleFloor = floorer
         let floored = floorer.apply(history.samples(from: lead, to: sampleCount)[...])
         if UtteranceRecognizer.tracing {
             FileHandle.standardError.write(Data(String(format: "babble (SNR %.1f dB, floor spread %.1f dB): heard again floored\n",

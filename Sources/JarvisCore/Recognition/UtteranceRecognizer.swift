@@ -176,6 +176,13 @@ public final class UtteranceRecognizer {
         return min(1, max(0, level)) * min(1, max(0, steady))
     }
 
+    /// Whether the segment's noise changes (babble): under `cleanSNR`, its floor spread more than 1 dB over
+    /// `steadySpread`, where `noisiness` has faded to nothing.
+    public var segmentNoiseChanges: Bool {
+        guard let noise = segmentNoise else { return false }
+        return noise.snrDB < settings.cleanSNR && noise.floorSpreadDB > settings.steadySpread + 1
+    }
+
     /// Whether the segment is clean: its SNR at or above `cleanSNR`, or unknown (VAD off).
     public var segmentIsClean: Bool {
         guard let noise = segmentNoise else { return true }
