@@ -552,6 +552,42 @@ extension PipelineTests {
     }
 
     /// One pipeline reset between files gives the events of a fresh pipeline (`jarvis eval` relies on it).
+    /// `isBetweenUtterances` after every chunk, beside what the events said so far: no speech segment is open,
+    /// and every wake phrase has had its command or its rejection.
+    func betweenUtterances(_ samples: [Int16]) throws -> (pipeline: [Bool], events: [Bool], all: [Event]) {
+        var events: [Event] = []
+        let pipeline = try Pipeline(settings: PipelineSettings()) { events.append($0) }
+        var between: [Bool] = [], expected: [Bool] = []
+        for start in stride(from: 0, to: samples.count, by: 1600) {
+            try pipeline.process(Array(samples[start..<min(samples.count, start + 1600)]))
+            between.append(pipeline.isBetweenUtterances)
+            func last(_ types: Set<String>) -> Int { events.lastIndex { types.contains($0.type) } ?? -1 }
+            expected.append(last(["speech_start"]) <= last(["speech_end"]) && last(["wake"]) <= last(["intent", "rejected"]))
+        }
+        try pipeline.finish()
+        return (between, expected, events)
+    }
+
+    func testAPipelineIsBetweenUtterancesOnlyWhenNoCommandIsHeardOrAwaited() throws {
+        let session = try betweenUtterances(try readAll(fixtures.appendingPathComponent("session.wav").path))
+        XCTAssertEqual(session.pipeline, session.events)
+        XCTAssertEqual(intents(session.all).count, 3)
+        // Speech 0.8–2.09 s, 4.09–5.58 s, 7.58–9.32 s, each segment closing 0.4 s after it (the hangover).
+        for (t, between) in [(0.5, true), (1.5, false), (3.5, true), (5.0, false), (7.0, true), (9.0, false)] {
+            XCTAssertEqual(session.pipeline[Int(t * 10)], between, "at \(t) s")
+        }
+        // "hey jarvis", 1.6 s of the fixture's noise, then "scroll down" as an utterance of its own: the wake
+        // phrase waits for its command (the follow-up window) between the two segments.
+        let words = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
+        let split = 24_320   // 1.52 s, in the 80 ms pause after "jarvis"
+        let apart = Array(words[..<split]) + words[..<12_800] + words[..<12_800] + words[split...]
+        let followUp = try betweenUtterances(apart)
+        XCTAssertEqual(followUp.pipeline, followUp.events)
+        XCTAssertEqual(followUp.all.filter { $0.type == "speech_start" }.count, 2, "two segments")
+        XCTAssertEqual(intents(followUp.all).map(\.name), ["scroll"])
+        XCTAssertEqual(followUp.pipeline[25], false, "at 2.5 s, between the segments, the command is awaited")
+    }
+
     func testResetGivesTheEventsOfAFreshPipeline() throws {
         let settings = PipelineSettings()
         var events: [Event] = []

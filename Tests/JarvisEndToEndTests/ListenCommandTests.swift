@@ -215,12 +215,16 @@ final class ListenCommandTests: XCTestCase {
 
     func testSIGHUPRecreatesThePipelineAndKeepsTheClock() throws {
         let r = try start(["listen", "--device", "jarvistest", "--json", "--pace", "2", "--duration", "10.5"])
-        XCTAssertTrue(r.waitFor(timeout: 20) { !r.events("intent").isEmpty }, r.stdout)
+        // SIGHUP as the second command starts (4.09–5.58 s): the reload waits for the pause after it, so that
+        // command is heard whole by the old pipeline.
+        XCTAssertTrue(r.waitFor(timeout: 20) { r.events("speech_start").count >= 2 }, r.stdout)
         kill(r.process.processIdentifier, SIGHUP)
         XCTAssertEqual(r.finish(timeout: 20), 0, r.stderr)
         let reload = r.events("reload")
         XCTAssertEqual(reload.count, 1)
         let at = reload.first?["t"] as? Double ?? 0
+        let second = r.events("intent").dropFirst().first?["t"] as? Double ?? .infinity
+        XCTAssertGreaterThanOrEqual(at, second, r.stdout)
         // The commands after the reload are heard by the new pipeline, at their times in the stream.
         let later = r.events("intent").compactMap { $0["t"] as? Double }.filter { $0 > at }
         XCTAssertFalse(later.isEmpty, r.stdout)

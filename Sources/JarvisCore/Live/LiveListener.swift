@@ -19,7 +19,8 @@ public final class LiveControl: @unchecked Sendable {
         capture?.stop()   // also wakes the pipeline thread waiting on the ring
     }
 
-    /// Re-create the pipeline from the settings at the next chunk (SIGHUP).
+    /// Re-create the pipeline from the settings at the next pause between utterances (SIGHUP;
+    /// `Options.reloadWaitSeconds`).
     public func requestReload() {
         lock.lock()
         reload = true
@@ -81,6 +82,9 @@ public final class LiveListener {
         public var overrunPolicy = SampleRing.OverrunPolicy.dropOldest
         /// Pace the capture at this multiple of real time (0: as fast as the device delivers).
         public var pace = 0.0
+        /// Seconds of audio a reload waits at most for a pause between utterances (`Pipeline.isBetweenUtterances`),
+        /// so that a command being spoken is heard whole by the old pipeline; after that it reloads anyway.
+        public var reloadWaitSeconds = 10.0
         public init() {}
     }
 
@@ -189,8 +193,13 @@ public final class LiveListener {
         defer { capture.stop(); wav?.close() }
         if control.attach(capture) { capture.start() }
 
+        /// Audio clock (samples) when the reload waiting for a pause was asked for.
+        var reloadAskedAt: Int?
         while !control.stopRequested {
-            if control.takeReload() {
+            if control.takeReload(), reloadAskedAt == nil { reloadAskedAt = fed }
+            if let asked = reloadAskedAt,
+               pipeline.isBetweenUtterances || fed - asked >= AudioFormat.samples(options.reloadWaitSeconds) {
+                reloadAskedAt = nil
                 try pipeline.finish()
                 totals.add(pipeline.stats)
                 offsetSamples = fed

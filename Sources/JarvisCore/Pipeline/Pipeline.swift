@@ -204,6 +204,10 @@ public final class Pipeline {
     /// Whether the current segment is decoded with the high-voice recogniser (`RecognizerSettings.highVoiceWarp`).
     var decodesAHighVoice: Bool { recognizer !== standardRecognizer }
 
+    /// Whether nothing is being heard or awaited: no speech segment is open and no wake phrase waits for its
+    /// command (the follow-up window). A pipeline replaced now (a reload) loses no command.
+    public var isBetweenUtterances: Bool { !inSpeech && followUpDeadline == nil }
+
     /// Makes the (pruned, cached) language model ready on disk without loading it.
     public func prepareLanguageModel() { recognizer.prepareLanguageModel() }
 
