@@ -17,7 +17,8 @@ release:
 # (everyday phrasings), the name set (names like "jarvis"), the voice set (TTS voices the dev set does not use),
 # the babble set (the dev set's commands under babble by voices it does not use), the non-command set under the
 # dev set's babble voices (sentences said in a room already talking), the voice set under white noise and under
-# the babble set's babble (other talkers in the dev set's noisy conditions), the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
+# the babble set's babble (other talkers in the dev set's noisy conditions), the room set (the dev set's clean clips
+# under brown noise, mains hum and reverberation), the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
 # voices; skipped without festvox-kdlpc16k and festvox-us-slt-hts), then the real recordings with the default
 # phrase (false wakes) and with "jarvis" alone (detection). Builds the sets once.
 REJECTION ?= /tmp/jarvis-rejection
@@ -30,6 +31,7 @@ BABBLE ?= /tmp/jarvis-babble
 ROOM_REJECTION ?= /tmp/jarvis-rbabble
 VOICES_NOISE ?= /tmp/jarvis-voices-noise
 VOICES_BABBLE ?= /tmp/jarvis-voices-babble
+ROOM ?= /tmp/jarvis-room
 REAL ?= /tmp/jarvis-real.jsonl
 eval: release
 	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
@@ -45,6 +47,8 @@ eval: release
 	  --source $(VOICES)/manifest.jsonl --conds white15
 	test -f $(VOICES_BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(VOICES_BABBLE) \
 	  --source $(VOICES)/manifest.jsonl
+	test -f $(ROOM)/manifest.jsonl || python3 scripts/make-noise-set.py $(ROOM) --devset $(DEVSET) \
+	  --conds brown10,hum15,reverb
 	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
 	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl
 	@echo "== noise set (commands, negatives and confusable names under more noise)"
@@ -61,6 +65,8 @@ eval: release
 	.build/release/jarvis eval $(ROOM_REJECTION)/manifest.jsonl
 	@echo "== the voice set under white noise at 15 dB, and under the babble set's babble"
 	.build/release/jarvis eval $(VOICES_NOISE)/manifest.jsonl $(VOICES_BABBLE)/manifest.jsonl
+	@echo "== room set (the dev set's clean clips under brown noise 10 dB, mains hum 15 dB, reverberation)"
+	.build/release/jarvis eval $(ROOM)/manifest.jsonl
 	@if test -f $(OTHER_VOICES)/manifest.jsonl || python3 scripts/make-other-voice-set.py $(OTHER_VOICES); then \
 	  echo "== other-voice set (festival ked and slt HTS commands; confusables and negatives by 9 other voices)"; \
 	  .build/release/jarvis eval $(OTHER_VOICES)/manifest.jsonl; \

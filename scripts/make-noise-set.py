@@ -11,12 +11,14 @@ must work when the noise was there long before the speech (a fan). From the clea
 SNRs are against the active speech level, as devset.py measures them; its noise and babble are imported.
 `--source MANIFEST --conds C,...` put other clean clips under the given conditions instead, whatever their kind:
 the voice set's commands under white noise (`--source /tmp/jarvis-voices/manifest.jsonl --conds white15`) are
-the dev set's white15 slice said by voices it does not use.
+the dev set's white15 slice said by voices it does not use. Three more conditions are only made when asked for
+(`--conds brown10,hum15,reverb`): brown (1/f²) noise at 10 dB, a rumble; mains hum at 15 dB (50 Hz with its 2nd,
+3rd and 5th harmonics at 1/k amplitude, a ground loop); and a room's reverberation (sox `reverb 50 50 80`).
 Usage: make-noise-set.py [OUTDIR] [--devset DIR] [--devset-py PATH] [--source MANIFEST --conds C,...]
        (defaults /tmp/jarvis-noise, /tmp/jarvis-devset)
 Needs: numpy, a built dev set, and the devset's TTS packages (for the babble).
 """
-import argparse, importlib.util, json, os
+import argparse, importlib.util, json, os, subprocess
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SR = 16000
@@ -29,7 +31,7 @@ def main():
     ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
     ap.add_argument("--source", help="manifest of the clean clips to put under noise (default: the dev set's)")
     ap.add_argument("--conds", help="conditions for every clip, comma-separated (white15, babble10, pink10, "
-                                    "cwhite15, cpink10); default: by kind, as above")
+                                    "cwhite15, cpink10, brown10, hum15, reverb); default: by kind, as above")
     a = ap.parse_args()
     spec = importlib.util.spec_from_file_location("devset", a.devset_py)
     D = importlib.util.module_from_spec(spec)
@@ -42,10 +44,33 @@ def main():
     def noise(kind, n):
         return rng.standard_normal(n) if kind == "white" else D.pink(n, rng)
 
+    def brown(n):
+        """Brown (1/f²) noise: white noise summed, less its drift (a 0.1 s moving average)."""
+        b = np.cumsum(rng.standard_normal(n))
+        b -= np.convolve(b, np.ones(1601) / 1601, "same")
+        return b / np.sqrt(np.mean(b ** 2))
+
+    def hum(n):
+        t = np.arange(n) / SR + rng.uniform(0, 0.02)
+        h = sum(np.sin(2 * np.pi * 50 * k * t) / k for k in (1, 2, 3, 5))
+        return h / np.sqrt(np.mean(h ** 2))
+
+    def reverberate(x):
+        dry, wet = os.path.join(a.out, "_dry.wav"), os.path.join(a.out, "_wet.wav")
+        D.write(dry, x)
+        subprocess.run(["sox", dry, wet, "reverb", "50", "50", "80", "100", "0", "0"], check=True)
+        y = D.read(wet)
+        os.remove(dry)
+        os.remove(wet)
+        return y
+
     def with_speech(x, cond):
         """Noise only while the clip lasts (devset.py's way)."""
-        if cond.startswith("pink"):
-            return x + noise("pink", len(x)) * D.speech_rms(x) / 10 ** (float(cond[4:]) / 20)
+        for kind, make in (("pink", lambda n: noise("pink", n)), ("brown", brown), ("hum", hum)):
+            if cond.startswith(kind):
+                return x + make(len(x)) * D.speech_rms(x) / 10 ** (float(cond[len(kind):]) / 20)
+        if cond == "reverb":
+            return reverberate(x)
         return D.condition(x, cond, rng)
 
     def throughout(x, cond):
