@@ -48,7 +48,7 @@ eval: release
 	test -f $(VOICES_BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(VOICES_BABBLE) \
 	  --source $(VOICES)/manifest.jsonl
 	test -f $(ROOM)/manifest.jsonl || python3 scripts/make-noise-set.py $(ROOM) --devset $(DEVSET) \
-	  --conds brown10,hum15,reverb
+	  --conds brown10,hum15,chum15,reverb
 	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
 	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl
 	@echo "== noise set (commands, negatives and confusable names under more noise)"

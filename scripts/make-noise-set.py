@@ -12,8 +12,9 @@ SNRs are against the active speech level, as devset.py measures them; its noise 
 `--source MANIFEST --conds C,...` put other clean clips under the given conditions instead, whatever their kind:
 the voice set's commands under white noise (`--source /tmp/jarvis-voices/manifest.jsonl --conds white15`) are
 the dev set's white15 slice said by voices it does not use. Three more conditions are only made when asked for
-(`--conds brown10,hum15,reverb`): brown (1/f²) noise at 10 dB, a rumble; mains hum at 15 dB (50 Hz with its 2nd,
-3rd and 5th harmonics at 1/k amplitude, a ground loop); and a room's reverberation (sox `reverb 50 50 80`).
+(`--conds brown10,hum15,chum15,reverb`): brown (1/f²) noise at 10 dB, a rumble; mains hum at 15 dB (50 Hz with
+its 2nd, 3rd and 5th harmonics at 1/k amplitude, a ground loop), starting with the speech ("hum15") or running
+from 3 s before it ("chum15", as a ground loop does); and a room's reverberation (sox `reverb 50 50 80`).
 Usage: make-noise-set.py [OUTDIR] [--devset DIR] [--devset-py PATH] [--source MANIFEST --conds C,...]
        (defaults /tmp/jarvis-noise, /tmp/jarvis-devset)
 Needs: numpy, a built dev set, and the devset's TTS packages (for the babble).
@@ -31,7 +32,7 @@ def main():
     ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
     ap.add_argument("--source", help="manifest of the clean clips to put under noise (default: the dev set's)")
     ap.add_argument("--conds", help="conditions for every clip, comma-separated (white15, babble10, pink10, "
-                                    "cwhite15, cpink10, brown10, hum15, reverb); default: by kind, as above")
+                                    "cwhite15, cpink10, brown10, hum15, chum15, reverb); default: by kind, as above")
     a = ap.parse_args()
     spec = importlib.util.spec_from_file_location("devset", a.devset_py)
     D = importlib.util.module_from_spec(spec)
@@ -75,8 +76,11 @@ def main():
 
     def throughout(x, cond):
         """Noise from 3 s before the speech to 1 s after it (a fan that was already running)."""
-        kind, snr = ("white", 15.0) if cond == "cwhite15" else ("pink", 10.0)
-        bed = noise(kind, len(x) + 4 * SR) * D.speech_rms(x) / 10 ** (snr / 20)
+        if cond == "chum15":
+            bed = hum(len(x) + 4 * SR) * D.speech_rms(x) / 10 ** (15 / 20)
+        else:
+            kind, snr = ("white", 15.0) if cond == "cwhite15" else ("pink", 10.0)
+            bed = noise(kind, len(x) + 4 * SR) * D.speech_rms(x) / 10 ** (snr / 20)
         bed[3 * SR:3 * SR + len(x)] += x
         return bed
 
