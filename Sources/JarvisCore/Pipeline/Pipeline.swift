@@ -61,6 +61,11 @@ public struct PipelineSettings: Sendable, Equatable {
     /// commands under other talkers' babble 16.5 → 27.0 %, the voice set under that babble 6.5 → 18.5 %, the
     /// dev set the same; 2 of 360 talking-room non-commands more became commands (docs/accuracy.md, stop 43).
     public var babbleFloor: BabbleFloorSettings? = BabbleFloorSettings()
+    /// Mains hum (50 or 60 Hz and its harmonics) is notched out of the audio before the VAD and the recognisers
+    /// hear it (`HumRemover`; nil: never); the notches change only between utterances. Audio without hum passes
+    /// untouched. Measured: the dev commands under hum from 3 s before them 69.6 → 92.2 % of intents, every
+    /// other set the same clip by clip (docs/accuracy.md, stop 44).
+    public var hum: HumSettings? = HumSettings()
     /// Longest segment heard again with the babble floored (s): the floor needs the whole segment at once.
     public var babbleFloorMaxSegment = 12.0
     /// The floored hearing's command must be at least this sure, and speech after it makes it part of a
@@ -138,6 +143,9 @@ public final class Pipeline {
     private var segmentSNR = SegmentSNR()
     /// Made on first need (`PipelineSettings.babbleFloor`).
     private var babbleFloor: BabbleFloor?
+    /// `PipelineSettings.hum`'s; the lines it notched when last traced.
+    private var humRemover: HumRemover?
+    private var tracedHumLines: [Double] = []
     /// Set while the results of a hearing with the babble floored are handled (`babbleFloorConfidence`).
     private var hearingFloored = false
     /// Absolute sample by which a command must start after a wake phrase with none (the follow-up window).
@@ -186,6 +194,7 @@ public final class Pipeline {
         recognizer = standardRecognizer
         vad = EnergyVAD(settings: settings.vad)
         history = AudioHistory(capacity: AudioFormat.samples(settings.maxUtterance + 5))
+        humRemover = settings.hum.map { HumRemover(settings: $0) }
     }
 
     var now: Double { AudioFormat.seconds(sampleCount) }
@@ -235,6 +244,8 @@ public final class Pipeline {
         vad = EnergyVAD(settings: settings.vad)
         history = AudioHistory(capacity: AudioFormat.samples(settings.maxUtterance + 5))
         frameBuffer.removeAll(keepingCapacity: true)
+        humRemover?.reset()
+        tracedHumLines = []
         sampleCount = 0
         inSpeech = false
         segmentSNR.reset()
@@ -262,7 +273,14 @@ public final class Pipeline {
         stats.audioSeconds = now
     }
 
-    private func processFrame(_ frame: ArraySlice<Int16>) throws(DecoderError) {
+    private func processFrame(_ input: ArraySlice<Int16>) throws(DecoderError) {
+        // Hum is taken out frame by frame; its notches change only between utterances (and at any frame
+        // with the VAD off).
+        let frame = humRemover?.process(input, notchesMayChange: !inSpeech || !settings.vadEnabled)[...] ?? input
+        if UtteranceRecognizer.tracing, let lines = humRemover?.notchedLines, lines != tracedHumLines {
+            tracedHumLines = lines
+            FileHandle.standardError.write(Data("hum: notched at \(lines) Hz from \(now) s\n".utf8))
+        }
         let frameStart = sampleCount
         history.append(frame)
         sampleCount += frame.count
