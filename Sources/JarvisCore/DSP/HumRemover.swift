@@ -72,21 +72,28 @@ public struct HumRemover {
         max(1, Int(settings.highestHarmonic / fundamental))
     }
 
-    public mutating func reset() { self = HumRemover(settings: settings, sampleRate: sampleRate) }
+    /// Back to a new remover's state (no hum known), keeping the FFT plan.
+    public mutating func reset() {
+        for f in ratios.indices {
+            ratios[f] = Array(repeating: 0, count: ratios[f].count)
+            levels[f] = ratios[f]
+        }
+        measured = false
+        block.removeAll(keepingCapacity: true)
+        notches = []
+    }
 
     /// `samples` with the hum taken out (the same samples while there is none). The measurement of a block
     /// changes the notches from the next sample on, unless `notchesMayChange` is false (inside speech: an
     /// utterance is heard with the same filter throughout); the next block's measurement then decides.
     public mutating func process(_ samples: ArraySlice<Int16>, notchesMayChange: Bool = true) -> [Int16] {
-        var output = Array(samples)
-        var changed = false
+        var output: [Int16]?   // made when the first sample is filtered
         for i in samples.indices {
             if !notches.isEmpty {
                 var x = Float(samples[i])
                 for n in notches.indices { x = notches[n].filter(x) }
-                let rounded = x.rounded()
-                output[i - samples.startIndex] = Int16(max(-32768, min(32767, rounded)))
-                changed = true
+                if output == nil { output = Array(samples) }
+                output?[i - samples.startIndex] = Int16(max(-32768, min(32767, x.rounded())))
             }
             block.append(samples[i])
             if block.count == settings.blockSamples {
@@ -94,7 +101,7 @@ public struct HumRemover {
                 block.removeAll(keepingCapacity: true)
             }
         }
-        return changed ? output : Array(samples)
+        return output ?? Array(samples)
     }
 
     /// The power (dB re full scale, per bin) at `frequency` in `power`, and how far (dB) it stands over the
