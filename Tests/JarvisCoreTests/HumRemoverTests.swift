@@ -7,12 +7,16 @@ final class HumRemoverTests: XCTestCase {
     let rate = 16000.0
 
     /// Mains hum: `fundamental` and its 2nd, 3rd and 5th harmonics at 1/k amplitude, `peak` Int16 steps for the
-    /// fundamental, over `seconds`.
-    func hum(_ fundamental: Double, peak: Double, seconds: Double) -> [Double] {
-        (0..<Int(seconds * rate)).map { i in
-            let t = Double(i) / rate
+    /// fundamental, `count` samples at 16 kHz.
+    static func hum(_ fundamental: Double, peak: Double, count: Int) -> [Double] {
+        (0..<count).map { i in
+            let t = Double(i) / 16000
             return [1.0, 2, 3, 5].map { peak / $0 * sin(2 * .pi * fundamental * $0 * t) }.reduce(0, +)
         }
+    }
+
+    func hum(_ fundamental: Double, peak: Double, seconds: Double) -> [Double] {
+        Self.hum(fundamental, peak: peak, count: Int(seconds * rate))
     }
 
     func tone(_ frequency: Double, peak: Double, count: Int) -> [Double] {

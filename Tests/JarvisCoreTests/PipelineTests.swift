@@ -677,11 +677,10 @@ extension PipelineTests {
     func testMainsHumIsNotchedOut() throws {
         let speech = try readAll(fixtures.appendingPathComponent("espeak_click.flac").path)
         let lead = 32_000
-        let humming = (0..<(lead + speech.count)).map { i -> Int16 in
-            let t = Double(i) / 16000
-            let hum = [1.0, 2, 3, 5].map { 1000 / $0 * sin(2 * .pi * 50 * $0 * t) }.reduce(0, +)
+        let hum = HumRemoverTests.hum(50, peak: 1000, count: lead + speech.count)
+        let humming = hum.indices.map { i -> Int16 in
             let s = i >= lead ? Double(speech[i - lead]) : 0
-            return Int16(max(-32768, min(32767, (hum + s).rounded())))
+            return Int16(max(-32768, min(32767, (hum[i] + s).rounded())))
         }
         let notched = try run(samples: humming)
         XCTAssertEqual(intents(notched).map(\.name), ["click"])

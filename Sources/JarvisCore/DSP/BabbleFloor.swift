@@ -36,13 +36,13 @@ public final class BabbleFloor {
 
     /// The block with each bin raised to its local floor, keeping its phase; same length (16 kHz Int16 samples).
     public func apply(_ samples: ArraySlice<Int16>) -> [Int16] {
-        guard samples.count >= ShortTimeSpectra.fftSize else { return Array(samples) }
-        let analysis = stft.analyse(Array(samples))
-        let bins = ShortTimeSpectra.bins, power = analysis.power
-        let floor = Self.floors(power: power, frames: analysis.frames, bins: bins, settings: settings)
-        return stft.synthesise(analysis, count: samples.count) { f, k in
-            let p = power[f * bins + k], target = floor[f * bins + k]
-            return p >= target || p <= 0 ? 1 : (target / p).squareRoot()
+        stft.reshape(samples) { analysis in
+            let bins = ShortTimeSpectra.bins, power = analysis.power
+            let floor = Self.floors(power: power, frames: analysis.frames, bins: bins, settings: settings)
+            return { f, k in
+                let p = power[f * bins + k], target = floor[f * bins + k]
+                return p >= target || p <= 0 ? 1 : (target / p).squareRoot()
+            }
         }
     }
 

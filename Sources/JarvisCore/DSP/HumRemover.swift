@@ -87,21 +87,32 @@ public struct HumRemover {
     /// changes the notches from the next sample on, unless `notchesMayChange` is false (inside speech: an
     /// utterance is heard with the same filter throughout); the next block's measurement then decides.
     public mutating func process(_ samples: ArraySlice<Int16>, notchesMayChange: Bool = true) -> [Int16] {
+        filtered(samples, notchesMayChange: notchesMayChange) ?? Array(samples)
+    }
+
+    /// As `process`, but nil when no sample was filtered (no hum): the audio loop then keeps its own frame.
+    mutating func filtered(_ samples: ArraySlice<Int16>, notchesMayChange: Bool) -> [Int16]? {
         var output: [Int16]?   // made when the first sample is filtered
-        for i in samples.indices {
+        var from = samples.startIndex
+        while from < samples.endIndex {
+            // Up to the end of the block being gathered: the notches can change only there.
+            let to = min(samples.endIndex, from + settings.blockSamples - block.count)
             if !notches.isEmpty {
-                var x = Float(samples[i])
-                for n in notches.indices { x = notches[n].filter(x) }
                 if output == nil { output = Array(samples) }
-                output?[i - samples.startIndex] = Int16(max(-32768, min(32767, x.rounded())))
+                for i in from..<to {
+                    var x = Float(samples[i])
+                    for n in notches.indices { x = notches[n].filter(x) }
+                    output?[i - samples.startIndex] = Int16(max(-32768, min(32767, x.rounded())))
+                }
             }
-            block.append(samples[i])
+            block.append(contentsOf: samples[from..<to])
             if block.count == settings.blockSamples {
                 measure(notchesMayChange: notchesMayChange)
                 block.removeAll(keepingCapacity: true)
             }
+            from = to
         }
-        return output ?? Array(samples)
+        return output
     }
 
     /// The power (dB re full scale, per bin) at `frequency` in `power`, and how far (dB) it stands over the

@@ -86,4 +86,12 @@ public final class ShortTimeSpectra {
         }
         return (0..<count).map { Int16(max(-32768, min(32767, output[$0].rounded()))) }
     }
+
+    /// `samples` analysed, each bin scaled by the gain that `gains` makes from the analysis (per frame and
+    /// bin, called as `synthesise` calls it), and made again; a block shorter than one FFT comes back as it is.
+    public func reshape(_ samples: ArraySlice<Int16>, gains: (Analysis) -> (Int, Int) -> Float) -> [Int16] {
+        guard samples.count >= Self.fftSize else { return Array(samples) }
+        let analysis = analyse(Array(samples))
+        return synthesise(analysis, count: samples.count, gain: gains(analysis))
+    }
 }

@@ -45,20 +45,20 @@ public final class SpectralDenoiser {
 
     /// The block with its steady noise reduced; same length (16 kHz Int16 samples).
     public func denoise(_ samples: ArraySlice<Int16>) -> [Int16] {
-        guard samples.count >= Self.fftSize else { return Array(samples) }
-        let analysis = stft.analyse(Array(samples))
-        let bins = ShortTimeSpectra.bins, power = analysis.power
-        let noise = Self.noiseEstimate(power: power, frames: analysis.frames, bins: bins, settings: settings)
-        // Wiener gains with the decision-directed a-priori SNR.
-        var previousClean = [Float](repeating: 0, count: bins)
-        let a = settings.decisionDirectedWeight
-        return stft.synthesise(analysis, count: samples.count) { f, k in
-            let p = power[f * bins + k], nz = noise[f * bins + k]
-            let posterior = p / nz
-            let prior = a * previousClean[k] / nz + (1 - a) * max(posterior - 1, 0)
-            let gain = max(prior / (1 + prior), settings.gainFloor)
-            previousClean[k] = gain * gain * p
-            return gain
+        stft.reshape(samples) { analysis in
+            let bins = ShortTimeSpectra.bins, power = analysis.power
+            let noise = Self.noiseEstimate(power: power, frames: analysis.frames, bins: bins, settings: settings)
+            // Wiener gains with the decision-directed a-priori SNR.
+            var previousClean = [Float](repeating: 0, count: bins)
+            let a = settings.decisionDirectedWeight, gainFloor = settings.gainFloor
+            return { f, k in
+                let p = power[f * bins + k], nz = noise[f * bins + k]
+                let posterior = p / nz
+                let prior = a * previousClean[k] / nz + (1 - a) * max(posterior - 1, 0)
+                let gain = max(prior / (1 + prior), gainFloor)
+                previousClean[k] = gain * gain * p
+                return gain
+            }
         }
     }
 

@@ -61,11 +61,6 @@ public struct PipelineSettings: Sendable, Equatable {
     /// commands under other talkers' babble 16.5 → 27.0 %, the voice set under that babble 6.5 → 18.5 %, the
     /// dev set the same; 2 of 360 talking-room non-commands more became commands (docs/accuracy.md, stop 43).
     public var babbleFloor: BabbleFloorSettings? = BabbleFloorSettings()
-    /// Mains hum (50 or 60 Hz and its harmonics) is notched out of the audio before the VAD and the recognisers
-    /// hear it (`HumRemover`; nil: never); the notches change only between utterances. Audio without hum passes
-    /// untouched. Measured: the dev commands under hum from 3 s before them 69.6 → 92.2 % of intents, every
-    /// other set the same clip by clip (docs/accuracy.md, stop 44).
-    public var hum: HumSettings? = HumSettings()
     /// Longest segment heard again with the babble floored (s): the floor needs the whole segment at once.
     public var babbleFloorMaxSegment = 12.0
     /// The floored hearing's command must be at least this sure, and speech after it makes it part of a
@@ -73,6 +68,11 @@ public struct PipelineSettings: Sendable, Equatable {
     /// jarvis, play some relaxing music" in a talking room became "please open up youtube" (confidence 0.98,
     /// then 0.7 s of phones), "read my emails" "please right click" (0.86).
     public var babbleFloorConfidence = 0.9
+    /// Mains hum (50 or 60 Hz and its harmonics) is notched out of the audio before the VAD and the recognisers
+    /// hear it (`HumRemover`; nil: never); the notches change only between utterances. Audio without hum passes
+    /// untouched. Measured: the dev commands under hum from 3 s before them 69.6 → 92.2 % of intents, every
+    /// other set the same clip by clip (docs/accuracy.md, stop 44).
+    public var hum: HumSettings? = HumSettings()
     /// When the grammar finds no command after a wake phrase, the language model's transcript is searched for
     /// a command with free text ("search for …"; see `freeTextCommand`).
     public var freeTextSecondOpinion = true
@@ -276,7 +276,7 @@ public final class Pipeline {
     private func processFrame(_ input: ArraySlice<Int16>) throws(DecoderError) {
         // Hum is taken out frame by frame; its notches change only between utterances (and at any frame
         // with the VAD off).
-        let frame = humRemover?.process(input, notchesMayChange: !inSpeech || !settings.vadEnabled)[...] ?? input
+        let frame = humRemover?.filtered(input, notchesMayChange: !inSpeech || !settings.vadEnabled)?[...] ?? input
         if UtteranceRecognizer.tracing, let lines = humRemover?.notchedLines, lines != tracedHumLines {
             tracedHumLines = lines
             FileHandle.standardError.write(Data("hum: notched at \(lines) Hz from \(now) s\n".utf8))
