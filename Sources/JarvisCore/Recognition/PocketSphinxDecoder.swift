@@ -64,6 +64,8 @@ public final class PocketSphinxDecoder {
     /// Whether the acoustic model's Gaussians are scored by `jarvis_fast_gaussians_install`'s SIMD scorer (the
     /// same senone scores to the bit as PocketSphinx's own, in less time) rather than by PocketSphinx.
     public let fastGaussians: Bool
+    /// The acoustic model's folder (its means and variances are read again when the adaptation changes).
+    private let modelFolder: String
 
     /// - Parameters:
     ///   - model: the acoustic model folder (holds `en-us/` or is the model itself, plus a dictionary).
@@ -106,7 +108,40 @@ public final class PocketSphinxDecoder {
                                    + (SphinxLog.takeError().map { " (\($0))" } ?? ""))
         }
         ps = decoder
+        modelFolder = model.acousticModel
         self.fastGaussians = fastGaussians && jarvis_fast_gaussians_install(decoder) == 1
+    }
+
+    // MARK: adaptation
+
+    /// The transform of the acoustic model (`AcousticAdaptation`) the next utterances are decoded with; nil: the
+    /// model as installed. Takes effect at the next `startUtterance`, and costs only when it changes: PocketSphinx
+    /// reads the model's means and variances again (1.7 MB for en-us) and transforms them.
+    public var adaptation: AcousticAdaptation?
+    /// The transform in use (nil: none yet, or the identity).
+    private var appliedAdaptation: AcousticAdaptation?
+    /// The identity, made when a transform is first replaced by none.
+    private var identityAdaptation: AcousticAdaptation?
+
+    private func applyAdaptation() throws(DecoderError) {
+        let target: AcousticAdaptation
+        if let adaptation {
+            target = adaptation
+        } else {
+            guard let applied = appliedAdaptation else { return }
+            if identityAdaptation == nil {
+                identityAdaptation = try AcousticAdaptation.identity(streamLengths: applied.streamLengths)
+            }
+            target = identityAdaptation!
+        }
+        // PocketSphinx ends the process when it cannot read them again: say so instead.
+        for file in ["means", "variances"] where !FileManager.default.isReadableFile(atPath: modelFolder + "/" + file) {
+            throw DecoderError(operation: "adapt the acoustic model", status: -1,
+                               detail: "cannot read \(modelFolder)/\(file)")
+        }
+        ps_mllr_retain(target.mllr)   // the decoder keeps a reference of its own
+        ps_update_mllr(ps, target.mllr)
+        appliedAdaptation = adaptation
     }
 
     deinit {
@@ -237,6 +272,7 @@ public final class PocketSphinxDecoder {
 
     public func startUtterance() throws(DecoderError) {
         if inUtterance { endUtterance() }
+        if adaptation !== appliedAdaptation { try applyAdaptation() }
         // Segment frame numbers count from the start of the stream in this PocketSphinx: restart the
         // stream so they count from this utterance (CMN statistics are kept).
         try check(ps_start_stream(ps), "start stream")
