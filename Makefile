@@ -2,7 +2,7 @@
 export PATH := /opt/swift/usr/bin:$(PATH)
 DEVSET ?= /tmp/jarvis-devset
 
-.PHONY: demo test release eval score sidebyside bench bench-long fixtures clean
+.PHONY: demo test release eval score sidebyside bench bench-long fixtures adaptation clean
 
 demo:
 	./scripts/demo.sh
@@ -17,7 +17,8 @@ release:
 # (everyday phrasings), the name set (names like "jarvis"), the voice set (TTS voices the dev set does not use),
 # the babble set (the dev set's commands under babble by voices it does not use), the non-command set under the
 # dev set's babble voices (sentences said in a room already talking), the voice set under white noise and under
-# the babble set's babble (other talkers in the dev set's noisy conditions), the room set (the dev set's clean clips
+# the babble set's babble (other talkers in the dev set's noisy conditions), the dev set's negatives and confusable
+# names under that babble, the room set (the dev set's clean clips
 # under brown noise, mains hum and reverberation), the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
 # voices; skipped without festvox-kdlpc16k and festvox-us-slt-hts), then the real recordings with the default
 # phrase (false wakes) and with "jarvis" alone (detection). Builds the sets once.
@@ -29,6 +30,7 @@ VOICES ?= /tmp/jarvis-voices
 OTHER_VOICES ?= /tmp/jarvis-other-voices
 BABBLE ?= /tmp/jarvis-babble
 ROOM_REJECTION ?= /tmp/jarvis-rbabble
+NEG_BABBLE ?= /tmp/jarvis-nbabble
 VOICES_NOISE ?= /tmp/jarvis-voices-noise
 VOICES_BABBLE ?= /tmp/jarvis-voices-babble
 ROOM ?= /tmp/jarvis-room
@@ -43,6 +45,8 @@ eval: release
 	test -f $(BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(BABBLE) --devset $(DEVSET)
 	test -f $(ROOM_REJECTION)/manifest.jsonl || python3 scripts/make-babble-set.py $(ROOM_REJECTION) --dev-voices \
 	  --source $(REJECTION)/manifest.jsonl --kinds rejection
+	test -f $(NEG_BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(NEG_BABBLE) --devset $(DEVSET) \
+	  --kinds negative,confusable
 	test -f $(VOICES_NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(VOICES_NOISE) \
 	  --source $(VOICES)/manifest.jsonl --conds white15
 	test -f $(VOICES_BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(VOICES_BABBLE) \
@@ -63,6 +67,8 @@ eval: release
 	.build/release/jarvis eval $(BABBLE)/manifest.jsonl
 	@echo "== the non-command set under babble (sentences after the wake phrase in a talking room)"
 	.build/release/jarvis eval $(ROOM_REJECTION)/manifest.jsonl
+	@echo "== the dev set's negatives and confusable names under the babble set's babble (false wakes in a talking room)"
+	.build/release/jarvis eval $(NEG_BABBLE)/manifest.jsonl
 	@echo "== the voice set under white noise at 15 dB, and under the babble set's babble"
 	.build/release/jarvis eval $(VOICES_NOISE)/manifest.jsonl $(VOICES_BABBLE)/manifest.jsonl
 	@echo "== room set (the dev set's clean clips under brown noise 10 dB, mains hum 15 dB, reverberation)"
@@ -95,6 +101,12 @@ bench-long: release
 
 fixtures:
 	./scripts/make-fixtures.sh
+
+# The acoustic model's transform for speech in noise (RecognizerSettings.babbleAdaptation), trained again from
+# scripts/make-adaptation-set.py's clips; rewrites Sources/JarvisCore/Recognition/NoisySpeechTransform.swift.
+# Needs: apt-get install sphinxtrain sphinxbase-utils.
+adaptation:
+	./scripts/make-adaptation.sh
 
 clean:
 	rm -rf .build

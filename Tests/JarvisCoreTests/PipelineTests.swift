@@ -466,12 +466,16 @@ extension PipelineTests {
     /// espeak's "search for football scores" under babble: the grammar hears "search for" and the query's
     /// phones, the general language model "but the score | football scores" (no "for"), the model expecting a
     /// lead "but that for | football scores". Its "for" confirms the grammar's, and the search is taken; without
-    /// it the search is rejected as the check above rejects "set a timer for".
+    /// it the search is rejected as the check above rejects "set a timer for". (With the model as installed: the
+    /// model adapted to speech in noise, `babbleAdaptation`, makes the general model hear "for" itself.)
     func testTheLeadModelMayConfirmTheWordBeforeTheQuery() throws {
-        let events = try run("espeak_search_football_babble.flac")
+        var installed = PipelineSettings()
+        installed.recognizer.babbleAdaptation = false
+        let events = try run("espeak_search_football_babble.flac", settings: installed)
         XCTAssertEqual(intents(events).map(\.name), ["search"])
         XCTAssertEqual(intents(events).map { $0.slots["query"] }, [.string("football scores")])
-        var generalOnly = PipelineSettings()
+        XCTAssertEqual(intents(try run("espeak_search_football_babble.flac")), intents(events), "adapted: the same search")
+        var generalOnly = installed
         generalOnly.triggerHeardByLeadModel = false
         let without = try run("espeak_search_football_babble.flac", settings: generalOnly)
         XCTAssertEqual(intents(without), [])
@@ -522,13 +526,31 @@ extension PipelineTests {
             XCTAssertEqual(intents(events).map { $0.slots["target"] }, [.string(target)], fixture)
             XCTAssertEqual(count(events, "wake"), 1, fixture)
         }
-        // flite slt's "hey jarvis, scroll down" there wakes, and its words are rejected: they stay rejected (a
-        // talking room's sentences after "hey jarvis" became commands when heard again).
+        // flite slt's "hey jarvis, scroll down" there wakes, and with the model as installed its words are
+        // rejected: they stay rejected (a talking room's sentences after "hey jarvis" became commands when heard
+        // again). With the model adapted to speech in noise it is "scroll down eight" (the babble's "eight").
+        var adaptedNot = PipelineSettings()
+        adaptedNot.recognizer.babbleAdaptation = false
+        unfloored.recognizer.babbleAdaptation = false
         let scroll = try babbleMix("scroll_down.wav", from: 1.0, underDB: 10)
-        let events = try run(samples: scroll)
+        let events = try run(samples: scroll, settings: adaptedNot)
         XCTAssertEqual(count(events, "wake"), 1)
         XCTAssertEqual(count(events, "rejected"), 1)
         XCTAssertEqual(events, try run(samples: scroll, settings: unfloored))
+    }
+
+    /// Under babble 7 dB down, espeak-ng's high voice's "hey jarvis, new tab" is heard with the acoustic model
+    /// adapted to speech in noise (`RecognizerSettings.babbleAdaptation`), and not without it. Clean speech and
+    /// steady noise are heard by the model as installed: the same events either way.
+    func testBabbleIsHeardWithTheModelAdaptedToSpeechInNoise() throws {
+        var unadapted = PipelineSettings()
+        unadapted.recognizer.babbleAdaptation = false
+        let mixed = try babbleMix("espeak_f3_new_tab.flac", from: 0, underDB: 7)
+        XCTAssertEqual(intents(try run(samples: mixed)).map { $0.slots["target"] }, [.string("new_tab")])
+        XCTAssertEqual(intents(try run(samples: mixed, settings: unadapted)), [])
+        for fixture in ["scroll_down.wav", "noisy_page_down.wav"] {
+            XCTAssertEqual(try run(fixture), try run(fixture, settings: unadapted), fixture)
+        }
     }
 
     /// `fixture` gives a wake and one rejection for `reason`, no intent; with the check off (`unchecked`) the

@@ -25,6 +25,11 @@ public struct PipelineSettings: Sendable, Equatable {
     public var recognizer = RecognizerSettings()
     /// A wake score at which a wake is reported even when the command after it is unsure (and rejected).
     public var confidentWake = 0.9
+    /// The command confidence a marginal wake phrase (under `confidentWake`) needs when the segment was heard by
+    /// the acoustic model adapted to speech in noise (`RecognizerSettings.babbleAdaptation`); 0.5 otherwise.
+    /// Measured on the negatives and confusable names under other talkers' babble: with 0.5, 2 false intents of
+    /// 375 instead of 1 ("go forward two blocks…" as "hey jarvis, go to the next tab" at 0.87).
+    public var adaptedCommandConfidence = 0.9
     /// Seconds of audio after the last search (or rejection) after which the language model is unloaded (its
     /// decoder is most of the memory; loading it again costs about half a second of CPU),
     /// so an idle listener stays small; nil keeps it loaded.
@@ -541,7 +546,10 @@ public final class Pipeline {
             // Evidence adds up: a marginal wake phrase followed by words that do not really sound like the
             // command they were matched to is chatter, not a command; say nothing.
             // So is a marginal wake phrase whose command is a word inside a longer sentence.
-            let commandUnsure = result.words.contains { !GrammarGenerator.isPhoneWord($0) } && result.confidence < 0.5
+            // The model adapted to speech in noise fits commands to babble more readily: what it heard after a
+            // marginal wake phrase must be sure (`adaptedCommandConfidence`).
+            let unsureBelow = result.heardAdapted ? settings.adaptedCommandConfidence : 0.5
+            let commandUnsure = result.words.contains { !GrammarGenerator.isPhoneWord($0) } && result.confidence < unsureBelow
             if (commandUnsure || speechContinues(result)) && wake.quietScore < settings.confidentWake { return }
             noteReported(wake)
             stats.wakes += 1

@@ -38,4 +38,6 @@ public struct UtteranceResult: Equatable, Sendable {
     /// The command is not the one the grammar heard first but the one that covers the phones after it
     /// (`RecognizerSettings.rescoreTrailingPhones`): it needs the language model's agreement like an unsure one.
     public var rescored = false
+    /// Heard with the acoustic model adapted to speech in noise (`RecognizerSettings.babbleAdaptation`).
+    public var heardAdapted = false
 }
