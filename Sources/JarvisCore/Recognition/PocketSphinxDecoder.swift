@@ -127,12 +127,12 @@ public final class PocketSphinxDecoder {
         let target: AcousticAdaptation
         if let adaptation {
             target = adaptation
+        } else if let identity = identityAdaptation {
+            target = identity
         } else {
             guard let applied = appliedAdaptation else { return }
-            if identityAdaptation == nil {
-                identityAdaptation = try AcousticAdaptation.identity(streamLengths: applied.streamLengths)
-            }
-            target = identityAdaptation!
+            target = try AcousticAdaptation.identity(streamLengths: applied.streamLengths)
+            identityAdaptation = target
         }
         // PocketSphinx ends the process when it cannot read them again: say so instead.
         for file in ["means", "variances"] where !FileManager.default.isReadableFile(atPath: modelFolder + "/" + file) {

@@ -461,6 +461,7 @@ public final class UtteranceRecognizer {
         // adapted to speech in noise.
         decoder.adaptation = segmentNoiseChanges ? babbleAdaptation : nil
         let adapted = decoder.adaptation != nil
+        if Self.tracing && adapted { FileHandle.standardError.write(Data("heard with the model adapted to speech in noise\n".utf8)) }
         let results = try decodeWhole().map { var r = $0; r.heardAdapted = adapted; return r }
         if let m = meanTracker?.mean {
             priorMean = priorMean.map { zip($0, m).map { ($0 + $1) / 2 } } ?? m
@@ -596,8 +597,8 @@ public final class UtteranceRecognizer {
         // verification does not end the command before it: the grammar also fits "hey jarvis double click" to
         // the end of "search for train times to boston".
         var wakes: [(end: Int, span: UtteranceResult.WakeSpan, tentative: Bool)] = []
-        // The wake phrase is verified by the model as installed, which its thresholds were set on (under babble,
-        // verified by the adapted model, 3 of 375 sentences and confusable names woke and acted).
+        // The wake phrase is verified by the model as installed, which its thresholds were set on (verified by the
+        // adapted model, 3 more of 375 sentences and confusable names under babble woke and acted).
         let adaptation = decoder.adaptation
         decoder.adaptation = nil
         defer { decoder.adaptation = adaptation }
