@@ -17,11 +17,7 @@ public final class AcousticAdaptation: @unchecked Sendable {
         guard let lengths = Self.streamLengths(of: text) else {
             throw DecoderError(operation: "read adaptation", status: -1, detail: "not a one-class MLLR transform")
         }
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("jarvis-mllr-\(getpid())-\(UUID().uuidString)").path
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
-            throw DecoderError(operation: "read adaptation", status: -1, detail: "cannot write \(path)")
-        }
+        let path = try writeTemporaryModelFile(text, kind: "adaptation", suffix: "mllr")
         defer { try? FileManager.default.removeItem(atPath: path) }
         guard let mllr = ps_mllr_read(path) else {
             throw DecoderError(operation: "read adaptation", status: -1, detail: "PocketSphinx cannot read it")
@@ -76,8 +72,4 @@ public final class AcousticAdaptation: @unchecked Sendable {
 
     /// `noisySpeech`'s answer per model folder (with its means file's size and modification time).
     private static let noisySpeechByModel = Mutex<[String: AcousticAdaptation?]>([:])
-
-    static func fnv1a(_ data: Data) -> UInt64 {
-        data.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-    }
 }

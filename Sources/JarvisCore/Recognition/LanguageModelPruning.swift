@@ -94,7 +94,7 @@ public enum PrunedLanguageModel {
         let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
         let key = "v1|\(source)|\(size)|\(modified)|\(pruning.vocabularySize)|\(pruning.maxNGrams ?? [])|"
             + pruning.keeping.sorted().joined(separator: " ")
-        let name = "lm-\(String(fnv1a(key), radix: 16)).lm.bin"
+        let name = "lm-\(String(fnv1a(key.utf8), radix: 16)).lm.bin"
         let directories = cacheDirectory.map { [$0] } ?? defaultCacheDirectories()
         for directory in directories {
             let target = directory + "/" + name
@@ -167,13 +167,15 @@ public enum PrunedLanguageModel {
         return result
     }
 
-    /// 64-bit FNV-1a of the key's UTF-8 bytes (stable across runs, unlike `Hasher`).
-    static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return hash
+}
+
+/// 64-bit FNV-1a of `bytes` (stable across runs, unlike `Hasher`): the pruned language model's cache key, the
+/// acoustic model a transform was trained for (`AcousticAdaptation.noisySpeech`).
+func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in bytes {
+        hash ^= UInt64(byte)
+        hash = hash &* 0x100_0000_01b3
     }
+    return hash
 }

@@ -601,7 +601,6 @@ public final class UtteranceRecognizer {
         // adapted model, 3 more of 375 sentences and confusable names under babble woke and acted).
         let adaptation = decoder.adaptation
         decoder.adaptation = nil
-        defer { decoder.adaptation = adaptation }
         for wakeEnd in wakeEndIndices(in: words) {
             let name = words[wakeEnd]
             let margin = try verify([name.word], fromFrame: name.startFrame, toFrame: name.endFrame)
