@@ -1155,6 +1155,41 @@ extension PipelineTests {
         XCTAssertEqual(intents(quiet).first?.slots["query"], .string("pizza recipes"))
     }
 
+    /// Between `cleanSNR` and `noisySNR` the margin of the name's halves moves from the quiet one to the noisy
+    /// one with the noise, as the thresholds do; a wake found by weak candidates only keeps its own margin.
+    func testNameHalvesMarginFollowsTheNoise() throws {
+        var s = RecognizerSettings()
+        s.quietNameHalvesMargin = -2
+        s.nameHalvesMargin = 0
+        s.weakCandidateHalvesMargin = 0.4
+        XCTAssertEqual(s.nameHalvesMargin(at: 0), -2)
+        XCTAssertEqual(try XCTUnwrap(s.nameHalvesMargin(at: 0.25)), -1.5, accuracy: 1e-9)
+        XCTAssertEqual(s.nameHalvesMargin(at: 1), 0)
+        XCTAssertEqual(s.nameHalvesMargin(at: 0.25, weakOnly: true), 0.4)
+        var fixed = s
+        fixed.halvesMarginFollowsNoisiness = false
+        XCTAssertEqual(fixed.nameHalvesMargin(at: 0.25), 0)
+        var noQuiet = s
+        noQuiet.quietNameHalvesMargin = nil
+        XCTAssertEqual(noQuiet.nameHalvesMargin(at: 0.25), 0, "no quiet margin to start from: the noisy one")
+        XCTAssertNil(noQuiet.nameHalvesMargin(at: 0))
+        var noNoisy = s
+        noNoisy.nameHalvesMargin = nil
+        XCTAssertNil(noNoisy.nameHalvesMargin(at: 0.25))
+        XCTAssertEqual(noNoisy.nameHalvesMargin(at: 0), -2)
+
+        // A hiss at -39 dBFS under "search for pizza recipes" (SNR between `noisySNR` and `cleanSNR`), the name
+        // verified by the second pass alone (no streaming wake): its halves (about 2.6 and 1.7) pass the margin
+        // that lies between the quiet -2 and a strict noisy 2.0, and fail the noisy margin itself.
+        var strict = PipelineSettings()
+        strict.recognizer.nameHalvesMargin = 2.0
+        strict.recognizer.strongFirstHalfMargin = nil
+        strict.recognizer.streamingWake = false
+        XCTAssertEqual(intents(try run("search_pizza.wav", noiseDB: -39, settings: strict)).map(\.name), ["search"])
+        strict.recognizer.halvesMarginFollowsNoisiness = false
+        XCTAssertEqual(intents(try run("search_pizza.wav", noiseDB: -39, settings: strict)), [])
+    }
+
     /// Under a hiss the VAD cuts "hey jarvis" off from "scroll down" (the comma's pause): the command's segment,
     /// full of speech, has too few pauses to show the steady noise, and takes it from the wake phrase's
     /// segment, which ended just before (`SegmentSNR.carryFrames`). Before that it was decoded as if clean, with

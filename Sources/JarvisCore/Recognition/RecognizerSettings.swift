@@ -297,6 +297,13 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// real wake names in noise were under 0 in 8 of 315 woken commands, and the confusable names that passed
     /// every other test had one half at -0.22 to 0.38.
     public var nameHalvesMargin: Double? = 0
+    /// Whether, between `cleanSNR` and `noisySNR`, the halves' margin moves from `quietNameHalvesMargin` to
+    /// `nameHalvesMargin` with `noisiness`, as the thresholds do (`nameHalvesMargin(at:weakOnly:)`); false: the
+    /// noisy margin wherever there is steady noise. Measured: the voice set under white noise (92 commands, its
+    /// segments at 20–22 dB SNR) 43.5 → 44.6 % (espeak-ng en-us+f3's "open youtube", second half at −0.08); the
+    /// dev set, the noise, room and babble sets, the non-command, name and voice sets and the real recordings the
+    /// same, clip by clip (white 15 dB and pink 10 dB segments lie at or under `noisySNR`: the margin is 0 there).
+    public var halvesMarginFollowsNoisiness = true
     /// Steady noise drowns the end of a name first: the fricatives of "jarvis"'s second half ("v ah s") lie
     /// where white and pink noise are strongest, while its first half ("jh aa r") is voiced and loud. The names
     /// that pass for it in noise fit its end ("davis", "marcus": their first half fails) or fit its start
@@ -348,5 +355,20 @@ extension GrammarGenerator {
         self.init(commands: commands, phoneCost: settings.phoneCost, noWakeCost: settings.noWakeCost,
                   garbageCost: settings.garbageCost)
         if settings.joinedConsonants { joinPronunciations = dictionary?.pronunciations }
+    }
+}
+
+extension RecognizerSettings {
+    /// The margin (nats per frame over the phone loop) that both halves of the wake name need in a segment of
+    /// `noisiness` (0 clean … 1 at `noisySNR` or under, `UtteranceRecognizer.noisiness`): `quietNameHalvesMargin`
+    /// without steady noise; `weakCandidateHalvesMargin` when only weak candidates opened the second pass;
+    /// else `nameHalvesMargin`, reached from the quiet margin as the noise grows (`halvesMarginFollowsNoisiness`).
+    /// nil: no test.
+    public func nameHalvesMargin(at noisiness: Double, weakOnly: Bool = false) -> Double? {
+        guard noisiness > 0 else { return quietNameHalvesMargin }
+        if weakOnly { return weakCandidateHalvesMargin }
+        guard let noisy = nameHalvesMargin else { return nil }
+        guard halvesMarginFollowsNoisiness, let quiet = quietNameHalvesMargin else { return noisy }
+        return quiet + (noisy - quiet) * min(1, noisiness)
     }
 }

@@ -889,13 +889,10 @@ public final class UtteranceRecognizer {
         return first >= strong && second >= settings.weakSecondHalfMargin
     }
 
-    /// Whether both halves of the name reach the margin that holds here: `nameHalvesMargin` under steady noise
-    /// (`weakCandidateHalvesMargin` when only weak candidates opened the second pass), `quietNameHalvesMargin`
-    /// outside it; true when that margin is nil.
+    /// Whether both halves of the name reach the margin that holds here (`RecognizerSettings.nameHalvesMargin(at:
+    /// weakOnly:)` at the segment's `noisiness`); true when there is none.
     func nameHalvesHold(_ name: RecognizedWord, weakOnly: Bool = false) throws(DecoderError) -> Bool {
-        let margin = noisiness > 0 ? (weakOnly ? settings.weakCandidateHalvesMargin : settings.nameHalvesMargin)
-                                   : settings.quietNameHalvesMargin
-        guard let margin else { return true }
+        guard let margin = settings.nameHalvesMargin(at: noisiness, weakOnly: weakOnly) else { return true }
         return try nameHalvesVerify(name, margin: margin)
     }
 
