@@ -292,7 +292,8 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// loop as much as the name, so the average margin lets them through. The name's phones are split in two
     /// (the first ⌈n/2⌉, the rest), aligned over its frames, and each half is verified on its own frames
     /// against the phone loop: a wake the second pass finds in steady noise needs both at least this far over it
-    /// (nats per frame); a wake reported early (its name verified confidently on the raw audio) is not tested.
+    /// (nats per frame) at `noisySNR` and under (above it, `halvesMarginFollowsNoisiness`); a wake reported early
+    /// (its name verified confidently on the raw audio) is not tested.
     /// Names of fewer than 4 phones are not split. nil: no such test. Measured on the noise set: the halves of
     /// real wake names in noise were under 0 in 8 of 315 woken commands, and the confusable names that passed
     /// every other test had one half at -0.22 to 0.38.
