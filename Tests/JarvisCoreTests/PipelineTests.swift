@@ -1077,8 +1077,9 @@ extension PipelineTests {
         }
         XCTAssertTrue(holds(0.5, 0.5))
         XCTAssertTrue(holds(2.0, -0.3))
-        XCTAssertFalse(holds(1.2, -0.3), "a first half under strongFirstHalfMargin carries nothing")
-        XCTAssertFalse(holds(2.0, -0.5), "a second half under weakSecondHalfMargin fails")
+        XCTAssertTrue(holds(1.2, -0.9))
+        XCTAssertFalse(holds(0.9, -0.3), "a first half under strongFirstHalfMargin carries nothing")
+        XCTAssertFalse(holds(2.0, -1.1), "a second half under weakSecondHalfMargin fails")
         XCTAssertFalse(holds(0.3, 2.0), "the first half's margin never moves")
         XCTAssertFalse(holds(2.0, -.infinity))
         var off = settings
