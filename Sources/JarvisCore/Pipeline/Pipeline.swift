@@ -26,7 +26,8 @@ public struct PipelineSettings: Sendable, Equatable {
     /// A wake score at which a wake is reported even when the command after it is unsure (and rejected).
     public var confidentWake = 0.9
     /// The command confidence a marginal wake phrase (under `confidentWake`) needs when the segment was heard by
-    /// the acoustic model adapted to speech in noise (`RecognizerSettings.babbleAdaptation`); 0.5 otherwise.
+    /// the acoustic model adapted to speech in noise (`RecognizerSettings.babbleAdaptation`);
+    /// `Pipeline.unsureCommandConfidence` otherwise.
     /// Measured on the negatives and confusable names under other talkers' babble: with 0.5, 2 false intents of
     /// 375 instead of 1 ("go forward two blocks…" as "hey jarvis, go to the next tab" at 0.87).
     public var adaptedCommandConfidence = 0.9
@@ -113,6 +114,10 @@ public struct PipelineSettings: Sendable, Equatable {
 /// The frame-by-frame pipeline: VAD → wake spotting and command recognition → intents → events.
 /// Replay and live capture both push audio through `process(_:)`; one instance per stream.
 public final class Pipeline {
+    /// The grammar's confidence under which a command is unsure: rejected unless the language model hears it,
+    /// and after a marginal wake phrase, a reason to say nothing (`PipelineSettings.adaptedCommandConfidence`
+    /// raises it for segments heard with the adapted model).
+    static let unsureCommandConfidence = 0.5
     public let settings: PipelineSettings
     public let commands: CommandSet
     /// The recogniser of the current segment: `standardRecognizer`, or `highVoiceRecognizer` for a talker whose
@@ -548,7 +553,7 @@ public final class Pipeline {
             // So is a marginal wake phrase whose command is a word inside a longer sentence.
             // The model adapted to speech in noise fits commands to babble more readily: what it heard after a
             // marginal wake phrase must be sure (`adaptedCommandConfidence`).
-            let unsureBelow = result.heardAdapted ? settings.adaptedCommandConfidence : 0.5
+            let unsureBelow = result.heardAdapted ? settings.adaptedCommandConfidence : Self.unsureCommandConfidence
             let commandUnsure = result.words.contains { !GrammarGenerator.isPhoneWord($0) } && result.confidence < unsureBelow
             if (commandUnsure || speechContinues(result)) && wake.quietScore < settings.confidentWake { return }
             noteReported(wake)
@@ -715,7 +720,7 @@ public final class Pipeline {
         if speechContinues(result) {
             return try rejectUnlessFreeText(literal.joined(separator: " "), "speech-continues")
         }
-        if result.confidence < 0.5 {
+        if result.confidence < Self.unsureCommandConfidence {
             // An unsure search ("please look up" at 0.0004): the language model expecting its lead decides.
             if let slot = freeTextSlot(of: intent) {
                 let free = try freeText()
