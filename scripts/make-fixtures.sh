@@ -179,7 +179,7 @@ for i in 0 1; do
     "${seam_texts[$i]}" >>"$TIMINGS"
 done
 
-echo "== espeak_click.flac, espeak_scroll_down.flac, espeak_go_home.flac, espeak_gb_scroll_left.flac, espeak_gb_search_dogs.flac and espeak_f3_new_tab.flac (digital silence: no noise bed)"
+echo "== espeak_click.flac, espeak_scroll_down.flac, espeak_go_home.flac, espeak_gb_scroll_left.flac, espeak_gb_search_dogs.flac, espeak_gb_go_back.flac and espeak_f3_new_tab.flac (digital silence: no noise bed)"
 # espeak-ng's voice with exact zeros around and between its words, as synthetic or edited audio has; the
 # recogniser puts a faint noise floor under such audio (NoiseFloor). espeak-ng is deterministic too.
 # FLAC (to stay under 5 MB): "click", "scroll down", and "go home", which the recogniser hears as "google"
@@ -196,6 +196,10 @@ espeak-ng -v en-gb -w "$TMP/espeak_gb_scroll_left.raw.wav" "hey jarvis, scroll l
 # And its "search for dogs": a non-rhotic "search" (GrammarDictionary.accentPronunciations).
 espeak-ng -v en-gb -w "$TMP/espeak_gb_search_dogs.raw.wav" "hey jarvis, search for dogs"
 "${SOX[@]}" "$TMP/espeak_gb_search_dogs.raw.wav" "${FMT[@]}" -C 8 "$OUT/espeak_gb_search_dogs.flac" norm -3 pad 1 0.5
+# And its "go back", with the open "a" of British English (B AA K, not B AE K): heard only with the
+# open-vowel words (RecognizerSettings.openVowelWords).
+espeak-ng -v en-gb -w "$TMP/espeak_gb_go_back.raw.wav" "hey jarvis, go back"
+"${SOX[@]}" "$TMP/espeak_gb_go_back.raw.wav" "${FMT[@]}" -C 8 "$OUT/espeak_gb_go_back.flac" norm -3 pad 1 0.5
 # The same recipe in espeak-ng's higher female voice (en-us+f3, F0 about 200 Hz): heard only when the segment
 # is decoded with the high-voice warp (RecognizerSettings.highVoiceWarp).
 espeak-ng -v en-us+f3 -w "$TMP/espeak_f3_new_tab.raw.wav" "hey jarvis, new tab"

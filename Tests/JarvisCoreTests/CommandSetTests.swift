@@ -314,6 +314,54 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(generator.phraseGraph(["next", "tab"]).words, ["next", "tab", "tab_joined"])
     }
 
+    /// The open-vowel words ("tab" said T AA B): their pronunciations from the dictionary's, offered beside their
+    /// words only when asked, joined after a shared consonant like their words, and known to the dictionary.
+    func testGrammarsOfferOpenVowelWordsOnlyWhenAsked() throws {
+        let open = GrammarGenerator.openVowelPronunciations(
+            of: ["tab", "last", "up", "nowhere"],
+            from: ["tab": [["T", "AE", "B"]], "last": [["L", "AE", "S", "T"], ["L", "AE", "S"]], "up": [["AH", "P"]]])
+        XCTAssertEqual(open, ["tab": [["T", "AA", "B"]], "last": [["L", "AA", "S", "T"], ["L", "AA", "S"]]],
+                       "the AE of each pronunciation as AA; words without AE or without a pronunciation left out")
+        XCTAssertEqual(GrammarGenerator.openVowelPronunciations(of: ["cat"], from: ["cat": [["K", "AE", "T", "AE"]]]),
+                       ["cat": [["K", "AA", "T", "AE"]]], "only the first AE: the stressed one of these short words")
+
+        var g = GrammarGraph()
+        g.start = g.newState()
+        g.final = g.newState()
+        let middle = g.newState()
+        g.add(g.start, middle, "next", -1)
+        g.add(middle, g.final, "tab", -2)
+        let offered = g.offering(["tab": "tab_open"])
+        XCTAssertTrue(accepts(offered, ["next", "tab_open"]))
+        XCTAssertTrue(accepts(offered, ["next", "tab"]))
+        XCTAssertEqual(offered.transitions.first { $0.word == "tab_open" }?.logProbability, -2, "at the word's cost")
+        XCTAssertEqual(g.offering([:]).transitions.count, g.transitions.count)
+        XCTAssertEqual(PocketSphinxDecoder.baseWord("tab_open"), "tab")
+        XCTAssertEqual(PocketSphinxDecoder.baseWord("tab_open_joined(2)"), "tab")
+
+        let dict = ModelPaths.debianDefault.dictionary
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: dict), "pocketsphinx-en-us is not installed")
+        var d = try GrammarDictionary(vocabulary: set.vocabulary.union(["hey", "jarvis"]), from: dict)
+        var generator = GrammarGenerator(commands: set, settings: RecognizerSettings(), dictionary: d)
+        XCTAssertEqual(Set(generator.openVowels.keys), ["tab", "back", "last"])
+        d.add(generator.joinedEntries)
+        d.add(generator.openVowelEntries)
+        XCTAssertTrue(d.text.contains("tab_open T AA B\n"))
+        XCTAssertTrue(d.text.contains("tab_open_joined AA B\n"), "\"next tab\" joined, with the open vowel")
+        XCTAssertFalse(generator.followUpGraph().words.contains { $0.hasSuffix(GrammarGraph.openVowelSuffix) },
+                       "not offered unless asked")
+        XCTAssertEqual(generator.phraseGraph(["go", "back"]).words, ["back", "go"])
+        generator.offerOpenVowels = true
+        XCTAssertTrue(accepts(generator.commandsGraph(), ["go", "back_open"]))
+        XCTAssertTrue(accepts(generator.commandsGraph(), ["next", "tab_open_joined"]))
+        XCTAssertTrue(accepts(generator.wakeGraph(wakeWords: ["hey", "jarvis"]), ["hey", "jarvis", "close", "tab_open"]))
+        XCTAssertEqual(generator.phraseGraph(["go", "back"]).words, ["back", "back_open", "go"])
+        let known = Set(d.entries.map { String($0.word.prefix { $0 != "(" }) })
+        for word in generator.followUpGraph().words {
+            XCTAssertTrue(known.contains(word), "\(word) has a pronunciation")
+        }
+    }
+
     func testDictionaryKeepsAlternatesAndToleratesOddLines() throws {
         let path = NSTemporaryDirectory() + "/jarvis-test-\(UUID().uuidString).dict"
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -113,6 +113,21 @@ final class HumRemoverTests: XCTestCase {
         XCTAssertEqual(remover.notchedLines, [50, 100, 150, 250], "measured all along, applied at the next block")
     }
 
+    /// The hum is heard as soon as it is measured, before its notches may come on, and until they go off.
+    func testHumIsHeardBeforeItIsNotched() {
+        let count = Int(2 * rate)
+        let humming = int16(hum(50, peak: 1000, seconds: 2), noise(peak: 30, count: count))
+        let quiet = int16(noise(peak: 30, count: count))
+        var remover = HumRemover()
+        _ = remover.process(quiet[...], notchesMayChange: false)
+        XCTAssertFalse(remover.hearsHum, "noise alone")
+        _ = remover.process(humming[...], notchesMayChange: false)
+        XCTAssertEqual(remover.notchedLines, [])
+        XCTAssertTrue(remover.hearsHum, "inside an utterance: not notched, but heard")
+        _ = remover.process(quiet[...])
+        XCTAssertFalse(remover.hearsHum, "released")
+    }
+
     func testHumThatStopsIsReleasedAndResetForgetsIt() {
         let count = Int(2 * rate)
         let humming = int16(hum(50, peak: 1000, seconds: 2), noise(peak: 30, count: count))

@@ -679,6 +679,20 @@ extension PipelineTests {
         XCTAssertEqual(rejectionReasons(without).count, 1, "heard, woken, and not taken for a command")
     }
 
+    /// espeak-ng's British "go back", its "a" open (B AA K): in a clean segment the second pass and the command's
+    /// verification know "back" said so too (`RecognizerSettings.openVowelWords`); without that the grammar hears
+    /// "google" and phones, unsure, and the command is rejected.
+    func testTheOpenVowelOfABritishBackIsHeardInCleanSpeech() throws {
+        let heard = intents(try run("espeak_gb_go_back.flac"))
+        XCTAssertEqual(heard.map(\.name), ["navigate"])
+        XCTAssertEqual(heard.first?.slots["target"], .string("back"))
+        var american = PipelineSettings()
+        american.recognizer.openVowelWords = []
+        let without = try run("espeak_gb_go_back.flac", settings: american)
+        XCTAssertEqual(intents(without), [])
+        XCTAssertEqual(count(without, "wake"), 1, "woken, and the command not taken")
+    }
+
     func testAccentPronunciationsFollowTheDictionarysOwn() throws {
         let words = try GrammarDictionary(vocabulary: ["search", "for", "dogs"], from: ModelPaths.debianDefault.dictionary)
         let entries = words.entries.filter { !GrammarGenerator.isPhoneWord($0.word) }.map { "\($0.word) \($0.phones)" }

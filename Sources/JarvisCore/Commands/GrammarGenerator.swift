@@ -157,6 +157,24 @@ extension GrammarGraph {
     /// The word said without the first consonant it shares with the word before it ("left" → "left_joined").
     public static func joinedWord(_ word: String) -> String { word + joinedSuffix }
 
+    /// Suffix of a grammar word said with the open vowel of British English ("tab_open": T AA B, where American
+    /// English says T AE B; `GrammarGenerator.openVowels`).
+    public static let openVowelSuffix = "_open"
+
+    /// The word said with an open vowel ("tab" → "tab_open").
+    public static func openVowelWord(_ word: String) -> String { word + openVowelSuffix }
+
+    /// The same language where each transition whose word has a variant in `variants` (word → variant word) is
+    /// offered with the variant too: between the same states, at the same cost.
+    public func offering(_ variants: [String: String]) -> GrammarGraph {
+        guard !variants.isEmpty else { return self }
+        var g = self
+        for t in transitions {
+            if let word = t.word, let variant = variants[word] { g.add(t.from, t.to, variant, t.logProbability) }
+        }
+        return g
+    }
+
     /// CMU vowels; every other phone is a consonant.
     static let vowels: Set<String> = ["AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"]
 
@@ -261,6 +279,12 @@ public struct GrammarGenerator: Sendable {
     /// consonant that the word before it ended with (`GrammarGraph.joiningRepeatedConsonants`), and the
     /// dictionary needs `joinedEntries`.
     public var joinPronunciations: [String: [[String]]]? = nil
+    /// Command words that may be said with an open vowel, each with those pronunciations ("tab": [T AA B]): the
+    /// dictionary needs `openVowelEntries`. Graphs offer them (`GrammarGraph.openVowelWord`) only with
+    /// `offerOpenVowels`.
+    public var openVowels: [String: [[String]]] = [:]
+    /// Whether the commands and phrases offer the words of `openVowels` said so.
+    public var offerOpenVowels = false
 
     /// A coarser loop (`RecognizerSettings.liveLoopPhones`, cheaper but less precise there): two or three
     /// phones of each broad class (open, close, central and r-coloured vowels; fricatives; voiceless stops;
@@ -336,7 +360,7 @@ public struct GrammarGenerator: Sendable {
     /// phrase and the command: "hey jarvis, scroll …" joined as "jarvi‿scroll" took 3 babble10 and 1 white15
     /// command of the dev set (a wake phrase that ended early) and gained none, even without the pause.
     public func commandsGraph() -> GrammarGraph {
-        joined(commandsOnly())
+        joined(withOpenVowels(commandsOnly()))
     }
 
     /// `commandsGraph` before the joined words.
@@ -354,14 +378,54 @@ public struct GrammarGenerator: Sendable {
 
     /// `graph` with the joined words of `joinPronunciations` (unchanged without them).
     func joined(_ graph: GrammarGraph) -> GrammarGraph {
-        joinPronunciations.map(graph.joiningRepeatedConsonants) ?? graph
+        pronunciationsToJoin.map(graph.joiningRepeatedConsonants) ?? graph
+    }
+
+    /// `graph` offering the words of `openVowels` said with it, when `offerOpenVowels`.
+    func withOpenVowels(_ graph: GrammarGraph) -> GrammarGraph {
+        guard offerOpenVowels else { return graph }
+        return graph.offering(Dictionary(uniqueKeysWithValues: openVowels.keys.map { ($0, GrammarGraph.openVowelWord($0)) }))
+    }
+
+    /// `joinPronunciations` with the open-vowel words' (nil without joining).
+    var pronunciationsToJoin: [String: [[String]]]? {
+        joinPronunciations.map { joining in
+            joining.merging(openVowels.map { (GrammarGraph.openVowelWord($0.key), $0.value) }) { own, _ in own }
+        }
+    }
+
+    /// Dictionary entries (word, phones) for the open-vowel words, alternatives numbered after the first.
+    public var openVowelEntries: [(String, String)] {
+        openVowels.sorted { $0.key < $1.key }.flatMap { base, pronunciations in
+            pronunciations.enumerated().map { i, phones in
+                let word = GrammarGraph.openVowelWord(base)
+                return (i == 0 ? word : "\(word)(\(i + 1))", phones.joined(separator: " "))
+            }
+        }
+    }
+
+    /// The pronunciations of each of `words` with its first AE said as AA (the open "a" of British "tab", "back",
+    /// "last"), from `pronunciations` (each word's phones); words without an AE are left out.
+    public static func openVowelPronunciations(of words: Set<String>,
+                                               from pronunciations: [String: [[String]]]) -> [String: [[String]]] {
+        var result: [String: [[String]]] = [:]
+        for word in words {
+            let opened = (pronunciations[word] ?? []).compactMap { phones -> [String]? in
+                guard let i = phones.firstIndex(of: "AE") else { return nil }
+                var open = phones
+                open[i] = "AA"
+                return open
+            }
+            if !opened.isEmpty { result[word] = opened }
+        }
+        return result
     }
 
     /// Dictionary entries (word, phones) for the joined word of each word of `joinPronunciations` that can have
     /// one (any phrase's graph may use it), alternatives numbered after the first.
     public var joinedEntries: [(String, String)] {
         var entries: [(String, String)] = []
-        for (base, pronunciations) in (joinPronunciations ?? [:]).sorted(by: { $0.key < $1.key }) {
+        for (base, pronunciations) in (pronunciationsToJoin ?? [:]).sorted(by: { $0.key < $1.key }) {
             let word = GrammarGraph.joinedWord(base)
             for (i, phones) in GrammarGraph.joinedPronunciations(pronunciations).enumerated() {
                 entries.append((i == 0 ? word : "\(word)(\(i + 1))", phones.joined(separator: " ")))
@@ -383,7 +447,7 @@ public struct GrammarGenerator: Sendable {
         var g = GrammarGraph()
         g.start = g.newState()
         g.final = emit(&g, words.map { .word($0) }, from: g.start)
-        return joined(g)
+        return joined(withOpenVowels(g))
     }
 
     /// Command or free speech from `from` to `end`.

@@ -133,6 +133,26 @@ public struct HumRemover {
         ratios[f][k] >= threshold && levels[f][k] >= (levels[f].max() ?? 0) - settings.lineRangeDB
     }
 
+    /// The index of the fundamental whose lines stand out most, nil without hum; hum keeps its lines until its
+    /// fundamental fades.
+    private var humFundamental: Int? {
+        if let on = notchedFundamental, ratios[on][0] >= settings.lineRatioDB - settings.releaseDB { return on }
+        return settings.fundamentals.indices.filter { f in
+            isLine(f, 0, threshold: settings.lineRatioDB)
+                && ratios[f].indices.dropFirst().filter { isLine(f, $0, threshold: settings.lineRatioDB) }.count
+                    >= settings.harmonicLines
+        }.max { ratios[$0][0] < ratios[$1][0] }
+    }
+
+    /// The index of the fundamental notched now, nil when none is.
+    private var notchedFundamental: Int? {
+        notches.first.flatMap { first in settings.fundamentals.firstIndex { abs($0 - first.frequency) < 0.5 } }
+    }
+
+    /// Whether the audio holds hum: notched now, or measured since and to be notched at the next pause (the
+    /// notches change only between utterances, so hum that starts with the speech stays in it until then).
+    public var hearsHum: Bool { !notches.isEmpty || humFundamental != nil }
+
     private mutating func measure(notchesMayChange: Bool) {
         let power = spectrum.power(of: block[...])
         // Ratios start from 0 dB (no line), so one block never turns the hum on; levels from the first block.
@@ -146,27 +166,13 @@ public struct HumRemover {
             }
         }
         guard notchesMayChange else { return }
-        // The fundamental whose lines stand out most; hum keeps its lines until its fundamental fades.
-        let on = notches.first.map { first in
-            settings.fundamentals.firstIndex { abs($0 - first.frequency) < 0.5 }
-        } ?? nil
-        var chosen: Int?
-        if let on, ratios[on][0] >= settings.lineRatioDB - settings.releaseDB {
-            chosen = on
-        } else {
-            chosen = settings.fundamentals.indices.filter { f in
-                isLine(f, 0, threshold: settings.lineRatioDB)
-                    && ratios[f].indices.dropFirst().filter { isLine(f, $0, threshold: settings.lineRatioDB) }.count
-                        >= settings.harmonicLines
-            }.max { ratios[$0][0] < ratios[$1][0] }
-        }
-        guard let chosen else {
+        guard let chosen = humFundamental else {
             notches = []
             return
         }
         // A harmonic stays notched while the hum lasts: speech around it hides its line, not the hum.
         let fundamental = settings.fundamentals[chosen]
-        let kept = chosen == on ? Set(notches.map { Int(($0.frequency / fundamental).rounded()) - 1 }) : []
+        let kept = chosen == notchedFundamental ? Set(notches.map { Int(($0.frequency / fundamental).rounded()) - 1 }) : []
         let wanted = ratios[chosen].indices.filter { kept.contains($0) || isLine(chosen, $0, threshold: settings.lineRatioDB) }
             .map { fundamental * Double($0 + 1) }
         // Notches already on keep their state (no click where a line stays notched).

@@ -400,6 +400,12 @@ public final class Pipeline {
         return true
     }
 
+    /// The recogniser's results for the utterance, told first whether the audio holds hum (`HumRemover.hearsHum`).
+    private func finishUtterance() throws(DecoderError) -> [UtteranceResult] {
+        recognizer.hearsHum = humRemover?.hearsHum ?? false
+        return try recognizer.finish()
+    }
+
     private func beginUtterance(at from: Int, replayed: Int = 0) throws(DecoderError) {
         let before = history.samples(from: from - WordLevel.roomSpan(settings.recognizer), to: from)
         try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp, replayed: replayed,
@@ -434,7 +440,7 @@ public final class Pipeline {
         let noise = recognizer.segmentNoise
         guard !followUp, !muted, settings.babbleFloor != nil, let noise, recognizer.segmentNoiseChanges,
               sampleCount - from <= AudioFormat.samples(settings.babbleFloorMaxSegment) else {
-            for result in try recognizer.finish() { try handle(result, followUp: followUp) }
+            for result in try finishUtterance() { try handle(result, followUp: followUp) }
             return
         }
         // Babble: the segment as heard; when that does not wake although the live decoder proposed the wake
@@ -445,7 +451,7 @@ public final class Pipeline {
         let before = HandlingState(of: self)
         heldEvents = []
         defer { if let held = heldEvents { heldEvents = nil; held.forEach(output) } }
-        for result in try recognizer.finish() { try handle(result, followUp: false) }
+        for result in try finishUtterance() { try handle(result, followUp: false) }
         let asHeard = heldEvents ?? []
         guard candidates > 0, !wokeSince(from) else { return }
         let afterHeard = HandlingState(of: self)
@@ -513,7 +519,7 @@ public final class Pipeline {
         if let wake = try recognizer.process(floored[offset...]) { reportEarly(wake) }
         hearingFloored = true
         defer { hearingFloored = false }
-        for result in try recognizer.finish() where result.words.isEmpty || result.confidence >= settings.babbleFloorConfidence {
+        for result in try finishUtterance() where result.words.isEmpty || result.confidence >= settings.babbleFloorConfidence {
             try handle(result, followUp: false)
         }
     }
@@ -525,7 +531,7 @@ public final class Pipeline {
         let overlapStart = max(history.startSample, sampleCount - AudioFormat.samples(settings.restartOverlap))
         let followUp = followUpDeadline != nil
         // A wake phrase inside the overlap is decoded again, whole, with what follows it: handle it then.
-        for result in try recognizer.finish() where !(result.wake.map { $0.startSample >= overlapStart } ?? false) {
+        for result in try finishUtterance() where !(result.wake.map { $0.startSample >= overlapStart } ?? false) {
             try handle(result, followUp: followUp)
         }
         stats.restarts += 1

@@ -352,7 +352,8 @@ public final class PocketSphinxDecoder {
         return strstr(cText, fragment) != nil
     }
 
-    /// "for(2)" (an alternative pronunciation) → "for"; "left_joined" (`GrammarGraph.joinedWord`) → "left".
+    /// "for(2)" (an alternative pronunciation) → "for"; "left_joined" (`GrammarGraph.joinedWord`) → "left";
+    /// "tab_open" (`GrammarGraph.openVowelWord`) and "tab_open_joined" → "tab".
     public static func baseWord(_ w: String) -> String {
         var w = w
         if w.count > 3, w.hasSuffix(")"), let paren = w.lastIndex(of: "("), paren > w.startIndex,
@@ -361,6 +362,9 @@ public final class PocketSphinxDecoder {
         }
         if w.count > GrammarGraph.joinedSuffix.count, w.hasSuffix(GrammarGraph.joinedSuffix) {
             w.removeLast(GrammarGraph.joinedSuffix.count)
+        }
+        if w.count > GrammarGraph.openVowelSuffix.count, w.hasSuffix(GrammarGraph.openVowelSuffix) {
+            w.removeLast(GrammarGraph.openVowelSuffix.count)
         }
         return w
     }

@@ -81,8 +81,9 @@ public final class UtteranceRecognizer {
                                     dictionary: GrammarDictionary, fast: Bool) throws(DecoderError) -> PocketSphinxDecoder {
         guard let graph else { return try PocketSphinxDecoder(model: model, extraArguments: arguments, fastGaussians: fast) }
         let words = Set(graph.transitions.compactMap(\.word))
+        // The open-vowel words are the second pass's only (`RecognizerSettings.openVowelWords`).
         let pronunciations = dictionary.entries
-            .filter { words.contains(PocketSphinxDecoder.baseWord($0.word)) }
+            .filter { !$0.word.contains(GrammarGraph.openVowelSuffix) && words.contains(PocketSphinxDecoder.baseWord($0.word)) }
             .map { $0.phones.split(separator: " ").map(String.init) }
         do {
             let subset = try AcousticModelSubset.shared(modelFolder: model.acousticModel, pronunciations: pronunciations)
@@ -115,8 +116,10 @@ public final class UtteranceRecognizer {
         }
         let generator = GrammarGenerator(commands: commands, settings: settings, dictionary: dictionary)
         dictionary.add(generator.joinedEntries)
+        dictionary.add(generator.openVowelEntries)
         var plainGenerator = GrammarGenerator(commands: commands)
         plainGenerator.joinPronunciations = generator.joinPronunciations
+        plainGenerator.openVowels = generator.openVowels
         self.plainGenerator = plainGenerator
         let dictPath = try dictionary.writeTemporary()
         defer { try? FileManager.default.removeItem(atPath: dictPath) }
@@ -127,9 +130,18 @@ public final class UtteranceRecognizer {
             ("-wip", String(settings.wordInsertionPenalty)),
         ] + settings.warpArguments, fastGaussians: settings.fastGaussianScoring)
         let wakeGraph = generator.wakeGraph(wakeWords: wakeWords), followUpGraph = generator.followUpGraph()
-        secondPassGraphs = ["wake": wakeGraph, "followup": followUpGraph]
-        try decoder.addGraph(name: "wake", wakeGraph, wordBeam: settings.secondPassWordBeam)
-        try decoder.addGraph(name: "followup", followUpGraph, wordBeam: settings.secondPassWordBeam)
+        var graphs = ["wake": wakeGraph, "followup": followUpGraph]
+        if !generator.openVowels.isEmpty {
+            // The same grammars with the open-vowel words, for clean segments (`secondPassSearch`).
+            var openGenerator = generator
+            openGenerator.offerOpenVowels = true
+            graphs["wake" + Self.openVowelSearchSuffix] = openGenerator.wakeGraph(wakeWords: wakeWords)
+            graphs["followup" + Self.openVowelSearchSuffix] = openGenerator.followUpGraph()
+        }
+        secondPassGraphs = graphs
+        for (name, graph) in graphs.sorted(by: { $0.key < $1.key }) {
+            try decoder.addGraph(name: name, graph, wordBeam: settings.secondPassWordBeam)
+        }
         try decoder.addGraph(name: "phones", generator.phoneLoopGraph())
         if settings.streamingWake {
             let liveArgs: [(String, String)] = [
@@ -170,6 +182,15 @@ public final class UtteranceRecognizer {
 
     /// The noise under the current speech segment (`SegmentSNR`), nil when unknown (taken as clean).
     public var segmentNoise: SegmentSNR.Estimate?
+
+    /// Whether the audio holds mains hum, notched out or not yet (`HumRemover.hearsHum`; the pipeline says so
+    /// before `finish`).
+    public var hearsHum = false
+
+    /// Whether the second pass offers the open-vowel words (`RecognizerSettings.openVowelWords`): in a clean
+    /// segment without hum. The VAD's band hardly hears hum, so its segments count as clean, but under hum
+    /// "please" was heard as "back" said with AA.
+    var offersOpenVowels: Bool { segmentIsClean && !hearsHum }
 
     /// How much steady noise the segment holds: 0 at `cleanSNR` or above (or unknown, or a floor that is not
     /// steady), 1 at `noisySNR` or below with a floor spread up to `steadySpread` (none 1 dB above it).
@@ -495,7 +516,7 @@ public final class UtteranceRecognizer {
         guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
         // The whole-utterance decode made it already, unless it was gated before its second pass.
         if commandAudio.count != fed.count { commandAudio = asHeard(fed, start: utteranceStart, original: fed[...]) }
-        guard let hyp = try decodeWithRetry(commandAudio[from...], search: "followup") else { return result }
+        guard let hyp = try decodeWithRetry(commandAudio[from...], search: secondPassSearch("followup")) else { return result }
         if Self.tracing {
             FileHandle.standardError.write(Data("after live wake +\(from): \(hyp.text)\n".utf8))
         }
@@ -562,7 +583,7 @@ public final class UtteranceRecognizer {
         fed = heard
         frameOffset = decoded.lowerBound
         defer { frameOffset = 0 }
-        let search = mode == .wake ? "wake" : "followup"
+        let search = secondPassSearch(mode == .wake ? "wake" : "followup")
         var best = try decodeWithRetry(commandAudio[decoded], search: search)
         // A window that ends less than `commandWindow` after a wake phrase in it is widened once.
         if decoded.upperBound < fed.count, let hyp = best, let name = wakeWords.last,
@@ -819,6 +840,22 @@ public final class UtteranceRecognizer {
         return other > heard + settings.rescoreMargin ? words : nil
     }
 
+    /// Suffix of the second-pass searches that offer the open-vowel words (`RecognizerSettings.openVowelWords`).
+    static let openVowelSearchSuffix = "-open"
+
+    /// The second pass's search `base` ("wake", "followup"), or its open-vowel twin (`offersOpenVowels`).
+    private func secondPassSearch(_ base: String) -> String {
+        let open = base + Self.openVowelSearchSuffix
+        return offersOpenVowels && secondPassGraphs[open] != nil ? open : base
+    }
+
+    /// The generator of forced alignments: offering the open-vowel words where the second pass does.
+    private var phraseGenerator: GrammarGenerator {
+        var g = plainGenerator
+        g.offerOpenVowels = offersOpenVowels
+        return g
+    }
+
     /// Indices into `fed` of the audio of frames `sf` through `ef` of the decode being interpreted (clamped).
     private func samples(fromFrame sf: Int, toFrame ef: Int) -> (from: Int, to: Int) {
         (max(0, frameOffset + sf * Self.samplesPerFrame), min(fed.count, frameOffset + (ef + 1) * Self.samplesPerFrame))
@@ -832,7 +869,7 @@ public final class UtteranceRecognizer {
 
     /// The same for `words` alone (forced alignment, the "phrase" search).
     private func pathScore(of words: [String], _ range: Range<Int>) throws(DecoderError) -> Double? {
-        try decoder.addGraph(name: "phrase", plainGenerator.phraseGraph(words))
+        try decoder.addGraph(name: "phrase", phraseGenerator.phraseGraph(words))
         return try pathScore(search: "phrase", range)
     }
 
@@ -860,7 +897,7 @@ public final class UtteranceRecognizer {
     func nameHalvesVerify(_ name: RecognizedWord, margin: Double) throws(DecoderError) -> Bool {
         guard let (first, second) = nameHalfWords else { return true }
         let (from, to) = samples(fromFrame: name.startFrame, toFrame: name.endFrame)
-        try decoder.addGraph(name: "phrase", plainGenerator.phraseGraph([first, second]))
+        try decoder.addGraph(name: "phrase", phraseGenerator.phraseGraph([first, second]))
         guard let hyp = try decoder.decodeUtterance(fed[from..<to], search: "phrase"),
               case let halves = hyp.spokenWords, halves.count == 2 else { return false }
         var margins: [Double] = []
