@@ -693,6 +693,22 @@ extension PipelineTests {
         XCTAssertEqual(count(without, "wake"), 1, "woken, and the command not taken")
     }
 
+    /// The second pass's searches are rebuilt with the open-vowel words for a clean segment and without them for a
+    /// noisy one (`UtteranceRecognizer.holdSecondPass`): a British "go back", then a command under a fan's noise,
+    /// each heard as on its own, with the same transcript.
+    func testTheOpenVowelWordsComeAndGoWithTheRoom() throws {
+        let british = try readAll(fixtures.appendingPathComponent("espeak_gb_go_back.flac").path)
+        let noisy = try readAll(fixtures.appendingPathComponent("noisy_page_down.wav").path)
+        func texts(_ events: [Event]) -> [String] {
+            events.compactMap { if case .transcript(let text, _, _, _, _) = $0.kind { return text } else { return nil } }
+        }
+        let alone = try run("espeak_gb_go_back.flac") + run("noisy_page_down.wav")
+        let events = try run(samples: british + noisy)
+        XCTAssertEqual(intents(events), intents(alone))
+        XCTAssertEqual(intents(events).map(\.name), ["navigate", "scroll"])
+        XCTAssertEqual(texts(events), texts(alone))
+    }
+
     func testAccentPronunciationsFollowTheDictionarysOwn() throws {
         let words = try GrammarDictionary(vocabulary: ["search", "for", "dogs"], from: ModelPaths.debianDefault.dictionary)
         let entries = words.entries.filter { !GrammarGenerator.isPhoneWord($0.word) }.map { "\($0.word) \($0.phones)" }

@@ -59,6 +59,13 @@ public final class UtteranceRecognizer {
     private var wideSearches: Set<String> = []
     /// The second pass's grammars by search name ("wake", "followup"), for `decodeWithRetry`'s wide copies.
     private let secondPassGraphs: [String: GrammarGraph]
+    /// The generator of the same grammars with the open-vowel words (`offersOpenVowels`); nil without them.
+    private let openGenerator: GrammarGenerator?
+    /// Those grammars, made when first needed.
+    private var openSecondPassGraphs: [String: GrammarGraph] = [:]
+    /// Whether the searches "wake" and "followup" hold `openSecondPassGraphs` now. One pair is held at a time: both
+    /// pairs side by side took 3 MB more; a change takes about 20 ms of CPU, once per change of room.
+    private var secondPassOffersOpenVowels = false
     /// The two halves of the name's (first) pronunciation, as dictionary words of the grammar decoder
     /// (`nameHalvesMargin`); nil for a name of fewer than 4 phones.
     private var nameHalfWords: (first: String, second: String)?
@@ -130,18 +137,13 @@ public final class UtteranceRecognizer {
             ("-wip", String(settings.wordInsertionPenalty)),
         ] + settings.warpArguments, fastGaussians: settings.fastGaussianScoring)
         let wakeGraph = generator.wakeGraph(wakeWords: wakeWords), followUpGraph = generator.followUpGraph()
-        var graphs = ["wake": wakeGraph, "followup": followUpGraph]
-        if !generator.openVowels.isEmpty {
-            // The same grammars with the open-vowel words, for clean segments (`secondPassSearch`).
-            var openGenerator = generator
-            openGenerator.offerOpenVowels = true
-            graphs["wake" + Self.openVowelSearchSuffix] = openGenerator.wakeGraph(wakeWords: wakeWords)
-            graphs["followup" + Self.openVowelSearchSuffix] = openGenerator.followUpGraph()
-        }
-        secondPassGraphs = graphs
-        for (name, graph) in graphs.sorted(by: { $0.key < $1.key }) {
-            try decoder.addGraph(name: name, graph, wordBeam: settings.secondPassWordBeam)
-        }
+        secondPassGraphs = ["wake": wakeGraph, "followup": followUpGraph]
+        // The same grammars with the open-vowel words, for clean segments without hum (`holdSecondPass`).
+        var openGenerator = generator
+        openGenerator.offerOpenVowels = true
+        self.openGenerator = generator.openVowels.isEmpty ? nil : openGenerator
+        try decoder.addGraph(name: "wake", wakeGraph, wordBeam: settings.secondPassWordBeam)
+        try decoder.addGraph(name: "followup", followUpGraph, wordBeam: settings.secondPassWordBeam)
         try decoder.addGraph(name: "phones", generator.phoneLoopGraph())
         if settings.streamingWake {
             let liveArgs: [(String, String)] = [
@@ -516,7 +518,8 @@ public final class UtteranceRecognizer {
         guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
         // The whole-utterance decode made it already, unless it was gated before its second pass.
         if commandAudio.count != fed.count { commandAudio = asHeard(fed, start: utteranceStart, original: fed[...]) }
-        guard let hyp = try decodeWithRetry(commandAudio[from...], search: secondPassSearch("followup")) else { return result }
+        try holdSecondPass(openVowels: offersOpenVowels)
+        guard let hyp = try decodeWithRetry(commandAudio[from...], search: "followup") else { return result }
         if Self.tracing {
             FileHandle.standardError.write(Data("after live wake +\(from): \(hyp.text)\n".utf8))
         }
@@ -583,7 +586,8 @@ public final class UtteranceRecognizer {
         fed = heard
         frameOffset = decoded.lowerBound
         defer { frameOffset = 0 }
-        let search = secondPassSearch(mode == .wake ? "wake" : "followup")
+        try holdSecondPass(openVowels: offersOpenVowels)
+        let search = mode == .wake ? "wake" : "followup"
         var best = try decodeWithRetry(commandAudio[decoded], search: search)
         // A window that ends less than `commandWindow` after a wake phrase in it is widened once.
         if decoded.upperBound < fed.count, let hyp = best, let name = wakeWords.last,
@@ -707,7 +711,8 @@ public final class UtteranceRecognizer {
     /// grammar with the wider word-exit beam `noPathWordBeam` (that search is added the first time).
     private func decodeWithRetry(_ audio: ArraySlice<Int16>, search: String) throws(DecoderError) -> Hypothesis? {
         if let hyp = try decoder.decodeUtterance(audio, search: search) { return hyp }
-        guard let beam = settings.noPathWordBeam, let graph = secondPassGraphs[search] else { return nil }
+        let graphs = secondPassOffersOpenVowels ? openSecondPassGraphs : secondPassGraphs
+        guard let beam = settings.noPathWordBeam, let graph = graphs[search] else { return nil }
         let wide = search + "-wide"
         if !wideSearches.contains(wide) {
             try decoder.addGraph(name: wide, graph, wordBeam: beam)
@@ -840,13 +845,24 @@ public final class UtteranceRecognizer {
         return other > heard + settings.rescoreMargin ? words : nil
     }
 
-    /// Suffix of the second-pass searches that offer the open-vowel words (`RecognizerSettings.openVowelWords`).
-    static let openVowelSearchSuffix = "-open"
-
-    /// The second pass's search `base` ("wake", "followup"), or its open-vowel twin (`offersOpenVowels`).
-    private func secondPassSearch(_ base: String) -> String {
-        let open = base + Self.openVowelSearchSuffix
-        return offersOpenVowels && secondPassGraphs[open] != nil ? open : base
+    /// Makes the searches "wake" and "followup" (and their wider retries, when next needed) offer the open-vowel
+    /// words or not (`secondPassOffersOpenVowels`).
+    private func holdSecondPass(openVowels: Bool) throws(DecoderError) {
+        if Self.tracing, openGenerator != nil {
+            FileHandle.standardError.write(Data("second pass: open-vowel words \(openVowels ? "offered" : "not offered") (hum: \(hearsHum))\n".utf8))
+        }
+        guard openVowels != secondPassOffersOpenVowels, let openGenerator else { return }
+        if openVowels && openSecondPassGraphs.isEmpty {
+            openSecondPassGraphs = ["wake": openGenerator.wakeGraph(wakeWords: wakeWords),
+                                    "followup": openGenerator.followUpGraph()]
+        }
+        let graphs = openVowels ? openSecondPassGraphs : secondPassGraphs
+        for (name, graph) in graphs.sorted(by: { $0.key < $1.key }) {
+            decoder.removeSearch(name)
+            try decoder.addGraph(name: name, graph, wordBeam: settings.secondPassWordBeam)
+            if wideSearches.remove(name + "-wide") != nil { decoder.removeSearch(name + "-wide") }
+        }
+        secondPassOffersOpenVowels = openVowels
     }
 
     /// The generator of forced alignments: offering the open-vowel words where the second pass does.
