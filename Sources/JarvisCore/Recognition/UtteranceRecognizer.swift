@@ -58,7 +58,7 @@ public final class UtteranceRecognizer {
     /// The searches `decodeWithRetry` has added ("wake-wide", "followup-wide").
     private var wideSearches: Set<String> = []
     /// The second pass's grammars by search name ("wake", "followup"), for `decodeWithRetry`'s wide copies.
-    private let secondPassGraphs: [String: GrammarGraph]
+    private let plainSecondPassGraphs: [String: GrammarGraph]
     /// The generator of the same grammars with the open-vowel words (`offersOpenVowels`); nil without them.
     private let openGenerator: GrammarGenerator?
     /// Those grammars, made when first needed.
@@ -137,7 +137,7 @@ public final class UtteranceRecognizer {
             ("-wip", String(settings.wordInsertionPenalty)),
         ] + settings.warpArguments, fastGaussians: settings.fastGaussianScoring)
         let wakeGraph = generator.wakeGraph(wakeWords: wakeWords), followUpGraph = generator.followUpGraph()
-        secondPassGraphs = ["wake": wakeGraph, "followup": followUpGraph]
+        plainSecondPassGraphs = ["wake": wakeGraph, "followup": followUpGraph]
         // The same grammars with the open-vowel words, for clean segments without hum (`holdSecondPass`).
         var openGenerator = generator
         openGenerator.offerOpenVowels = true
@@ -711,8 +711,8 @@ public final class UtteranceRecognizer {
     /// grammar with the wider word-exit beam `noPathWordBeam` (that search is added the first time).
     private func decodeWithRetry(_ audio: ArraySlice<Int16>, search: String) throws(DecoderError) -> Hypothesis? {
         if let hyp = try decoder.decodeUtterance(audio, search: search) { return hyp }
-        let graphs = secondPassOffersOpenVowels ? openSecondPassGraphs : secondPassGraphs
-        guard let beam = settings.noPathWordBeam, let graph = graphs[search] else { return nil }
+        guard let beam = settings.noPathWordBeam,
+              let graph = secondPassGraphs(offeringOpenVowels: secondPassOffersOpenVowels)[search] else { return nil }
         let wide = search + "-wide"
         if !wideSearches.contains(wide) {
             try decoder.addGraph(name: wide, graph, wordBeam: beam)
@@ -856,13 +856,17 @@ public final class UtteranceRecognizer {
             openSecondPassGraphs = ["wake": openGenerator.wakeGraph(wakeWords: wakeWords),
                                     "followup": openGenerator.followUpGraph()]
         }
-        let graphs = openVowels ? openSecondPassGraphs : secondPassGraphs
-        for (name, graph) in graphs.sorted(by: { $0.key < $1.key }) {
+        for (name, graph) in secondPassGraphs(offeringOpenVowels: openVowels).sorted(by: { $0.key < $1.key }) {
             decoder.removeSearch(name)
             try decoder.addGraph(name: name, graph, wordBeam: settings.secondPassWordBeam)
             if wideSearches.remove(name + "-wide") != nil { decoder.removeSearch(name + "-wide") }
         }
         secondPassOffersOpenVowels = openVowels
+    }
+
+    /// The second pass's grammars by search name, with the open-vowel words or without.
+    private func secondPassGraphs(offeringOpenVowels openVowels: Bool) -> [String: GrammarGraph] {
+        openVowels ? openSecondPassGraphs : plainSecondPassGraphs
     }
 
     /// The generator of forced alignments: offering the open-vowel words where the second pass does.
