@@ -71,6 +71,23 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(intent("look up tomato soup")?.slots["query"], .string("tomato soup"))
     }
 
+    /// Twins are the commands one word away that mean something else: "next tab" for "new tab", not "new tab
+    /// please" (a word more), itself, or a search ("google home" for "go home"); none for what is not a command.
+    func testTwinsAreCommandsOneWordAwayWithAnotherMeaning() {
+        let twins = Set(set.twins(of: ["new", "tab"]).map { $0.joined(separator: " ") })
+        XCTAssertTrue(twins.isSuperset(of: ["next tab", "close tab", "last tab"]), "\(twins)")
+        XCTAssertFalse(twins.contains("new tab"))
+        for twin in twins {
+            XCTAssertEqual(twin.split(separator: " ").count, 2, twin)
+            XCTAssertNotEqual(intent(twin)?.slots["target"], .string("new_tab"), twin)
+        }
+        XCTAssertTrue(Set(set.twins(of: ["scroll", "down"]).map { $0.joined(separator: " ") })
+            .isSuperset(of: ["scroll up", "scroll left", "scroll right"]))
+        XCTAssertFalse(set.twins(of: ["go", "home"]).contains(["google", "home"]), "a search is not a twin")
+        XCTAssertEqual(set.twins(of: ["what", "a", "day"]), [])
+        XCTAssertEqual(set.twins(of: ["new", "tab"], vocabulary: ["next"]), [["next", "tab"]])
+    }
+
     func testNonCommandsDoNotParse() {
         for text in ["what a lovely day", "scroll", "click click", "open the door", "scroll down the stairs"] {
             XCTAssertNil(intent(text), text)

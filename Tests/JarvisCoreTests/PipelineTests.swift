@@ -693,6 +693,38 @@ extension PipelineTests {
         XCTAssertEqual(count(without, "wake"), 1, "woken, and the command not taken")
     }
 
+    /// espeak-ng's "hey jarvis, next tab" (synthesised here: `espeak-ng` is a test dependency), its peak at −3 dBFS
+    /// between seconds of digital silence, as the dev set makes its clips.
+    func espeakNextTab() throws -> [Int16] {
+        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-espeak-\(UUID()).wav")
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let espeak = Process()
+        espeak.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
+        espeak.arguments = ["-v", "en-us", "-w", wav.path, "hey jarvis, next tab"]
+        try espeak.run()
+        espeak.waitUntilExit()
+        XCTAssertEqual(espeak.terminationStatus, 0, "espeak-ng failed (scripts/install-deps.sh --test installs it)")
+        let speech = try readAll(wav.path)
+        let gain = 32768 * pow(10, -3.0 / 20) / Double(max(1, speech.map { abs(Int($0)) }.max() ?? 1))
+        let silence = [Int16](repeating: 0, count: 16_000)
+        return silence + speech.map { Int16((Double($0) * gain).rounded()) } + silence
+    }
+
+    /// Under white noise espeak-ng's "next tab" is heard as "new tab": its "kst" is a broadband hiss the grammar
+    /// search takes for silence. Aligned over the same span, its twin "next tab" (one word away) fits better by
+    /// more than `RecognizerSettings.twinMargin`, and is taken; without the twin check "new tab" stands.
+    func testACommandsTwinThatFitsBetterIsTaken() throws {
+        let speech = try espeakNextTab()
+        var without = PipelineSettings()
+        without.recognizer.twinMargin = nil
+        for levelDB in [-36.0, -33.0] {
+            let noisy = NoiseFloor(levelDB: levelDB).apply(speech[...], start: 0)
+            XCTAssertEqual(intents(try run(samples: noisy)).map { $0.slots["target"] }, [.string("next_tab")], "\(levelDB) dB")
+            XCTAssertEqual(intents(try run(samples: noisy, settings: without)).map { $0.slots["target"] },
+                           [.string("new_tab")], "\(levelDB) dB")
+        }
+    }
+
     /// The second pass's searches are rebuilt with the open-vowel words for a clean segment and without them for a
     /// noisy one (`UtteranceRecognizer.holdSecondPass`): a British "go back", then a command under a fan's noise,
     /// each heard as on its own, with the same transcript.

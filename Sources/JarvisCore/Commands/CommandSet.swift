@@ -103,6 +103,28 @@ public struct CommandSet: Sendable {
         Set(slots.compactMap { $0.value == .freeText ? $0.key : nil })
     }
 
+    /// The commands one word away from `words` that mean something else: `words` with one of them replaced by
+    /// a word of `vocabulary` (by default `self.vocabulary`, sorted), each parsing to another intent or other
+    /// slots ("next tab" and "close tab" for "new tab"). Twins with free text ("google home" for "go home") are
+    /// left out: free text is the language model's to hear. Empty when `words` is not a command.
+    public func twins(of words: [String], vocabulary: [String]? = nil) -> [[String]] {
+        guard let intent = parse(words) else { return [] }
+        let free = freeTextSlots
+        let substitutes = vocabulary ?? self.vocabulary.sorted()
+        var twins: [[String]] = []
+        for i in words.indices {
+            for other in substitutes where other != words[i] {
+                var twin = words
+                twin[i] = other
+                if let meant = parse(twin), meant.name != intent.name || meant.slots != intent.slots,
+                   free.allSatisfy({ meant.slots[$0] == nil }) {
+                    twins.append(twin)
+                }
+            }
+        }
+        return twins
+    }
+
     /// Every literal word the grammar can produce (for dictionary checks).
     public var vocabulary: Set<String> {
         var words = Set<String>()

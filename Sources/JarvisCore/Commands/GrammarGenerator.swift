@@ -450,6 +450,17 @@ public struct GrammarGenerator: Sendable {
         return joined(withOpenVowels(g))
     }
 
+    /// Any one of `phrases`, each word for word, none preferred (a forced alignment that picks the best of them).
+    public func phrasesGraph(_ phrases: [[String]]) -> GrammarGraph {
+        var g = GrammarGraph()
+        g.start = g.newState()
+        g.final = g.newState()
+        for phrase in phrases {
+            g.add(emit(&g, phrase.map { .word($0) }, from: g.start), g.final, nil)
+        }
+        return joined(withOpenVowels(g))
+    }
+
     /// Command or free speech from `from` to `end`.
     func addTail(_ g: inout GrammarGraph, from: Int, to end: Int) {
         if firstWordsOfCommands {

@@ -11,6 +11,8 @@ public final class UtteranceRecognizer {
     public let wakeWords: [String]
     /// Every word the grammar can hear: the commands' and the wake phrase's.
     private let spokenWords: Set<String>
+    /// The command set's words, sorted: the substitutes `commandTwin(of:)` tries.
+    private lazy var twinVocabulary: [String] = commands.vocabulary.sorted()
     public let settings: RecognizerSettings
     private let decoder: PocketSphinxDecoder
     /// The commands-only and forced-alignment grammars' generator (its default costs; the joined words when
@@ -763,6 +765,18 @@ public final class UtteranceRecognizer {
             result.freeSpeechStart = nil
             result.rescored = true
         }
+        var replaced: [RecognizedWord]?
+        if !result.rescored, let twin = try commandTwin(of: literal) {
+            replaced = literal
+            // The twin's word takes the place (and frames) of the word it replaces, among the phones too.
+            for (i, word) in literal.enumerated() where word.word != twin[i].word {
+                if let at = rest.firstIndex(where: { $0.startFrame == word.startFrame && $0.word == word.word }) {
+                    rest[at] = twin[i]
+                }
+            }
+            literal = twin
+            result.words = rest.map(\.word)
+        }
         if let wake, let kept = commandWithoutQuietTail(literal, wake: wake, room: result.roomLevel) {
             let dropped = literal[kept.count...].map(\.startFrame)
             literal = kept
@@ -771,6 +785,11 @@ public final class UtteranceRecognizer {
         if let first = literal.first, let last = literal.last {
             result.confidence = Self.score(try verify(literal.map(\.word), fromFrame: first.startFrame,
                                                       toFrame: last.endFrame), threshold: commandThreshold)
+            // A twin says which command was said, not that one was: it is no surer than the words it replaced.
+            if let replaced, let from = replaced.first, let to = replaced.last {
+                result.confidence = min(result.confidence, Self.score(try verify(replaced.map(\.word),
+                    fromFrame: from.startFrame, toFrame: to.endFrame), threshold: commandThreshold))
+            }
             if Self.tracing {
                 let trailing = span.reversed().prefix(while: { GrammarGenerator.isPhoneWord($0.word) })
                 let frames = trailing.reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
@@ -845,6 +864,31 @@ public final class UtteranceRecognizer {
         return other > heard + settings.rescoreMargin ? words : nil
     }
 
+    /// The command one word away from `literal` ("next tab" for "new tab", "click" for "forward") that the audio
+    /// fits better: `literal`'s words aligned over its span (`commandAudio`, as the second pass heard it), then
+    /// the best of its twins (`CommandSet.twins(of:)`) over the same span in one decode; the twin is taken when
+    /// its path scores `RecognizerSettings.twinMargin` nats per 10 ms frame or more above `literal`'s. Only for
+    /// a complete command without free text. nil: keep what was heard.
+    private func commandTwin(of literal: [RecognizedWord]) throws(DecoderError) -> [RecognizedWord]? {
+        guard let margin = settings.twinMargin, let first = literal.first, let last = literal.last else { return nil }
+        let words = literal.map(\.word)
+        guard let intent = commands.parse(words),
+              commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) else { return nil }
+        let twins = commands.twins(of: words, vocabulary: twinVocabulary)
+        let (from, to) = samples(fromFrame: first.startFrame, toFrame: last.endFrame)
+        guard !twins.isEmpty, to <= commandAudio.count, to - from >= Self.samplesPerFrame * 10,
+              let heard = try pathScore(of: words, in: commandAudio[from..<to]) else { return nil }
+        try decoder.addGraph(name: "twins", phraseGenerator.phrasesGraph(twins))
+        guard let hyp = try decoder.decodeUtterance(commandAudio[from..<to], search: "twins") else { return nil }
+        let twin = hyp.spokenWords.map(\.word)
+        let perFrame = (decoder.naturalLog(hyp.score) - heard) * 1024 / Double((to - from) / Self.samplesPerFrame)
+        if Self.tracing {
+            FileHandle.standardError.write(Data("twins of \(words): \(twins.count), best \(twin) \(perFrame)\n".utf8))
+        }
+        guard twins.contains(twin), perFrame >= margin else { return nil }
+        return zip(literal, twin).map { RecognizedWord(word: $1, startFrame: $0.startFrame, endFrame: $0.endFrame) }
+    }
+
     /// Makes the searches "wake" and "followup" (and their wider retries, when next needed) offer the open-vowel
     /// words or not (`secondPassOffersOpenVowels`).
     private func holdSecondPass(openVowels: Bool) throws(DecoderError) {
@@ -889,8 +933,13 @@ public final class UtteranceRecognizer {
 
     /// The same for `words` alone (forced alignment, the "phrase" search).
     private func pathScore(of words: [String], _ range: Range<Int>) throws(DecoderError) -> Double? {
+        try pathScore(of: words, in: fed[range])
+    }
+
+    /// The same over `audio` (the second pass's `commandAudio`, say).
+    private func pathScore(of words: [String], in audio: ArraySlice<Int16>) throws(DecoderError) -> Double? {
         try decoder.addGraph(name: "phrase", phraseGenerator.phraseGraph(words))
-        return try pathScore(search: "phrase", range)
+        return try decoder.decodeUtterance(audio, search: "phrase").map { decoder.naturalLog($0.score) }
     }
 
     /// Rescores a span of the utterance: `words` alone (forced alignment) against a free phone loop over the
