@@ -693,21 +693,26 @@ extension PipelineTests {
         XCTAssertEqual(count(without, "wake"), 1, "woken, and the command not taken")
     }
 
-    /// espeak-ng's "hey jarvis, next tab" (synthesised here: `espeak-ng` is a test dependency), its peak at −3 dBFS
-    /// between seconds of digital silence, as the dev set makes its clips.
-    func espeakNextTab() throws -> [Int16] {
-        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-espeak-\(UUID()).wav")
+    /// What a TTS program (`espeak-ng`, a test dependency) says, its peak at −3 dBFS, between a second of
+    /// faint noise (−60 dBFS) on each side, as the dev set makes its clips. `arguments` gets the WAV file's path.
+    func synthesized(_ program: String, _ arguments: (String) -> [String]) throws -> [Int16] {
+        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-tts-\(UUID()).wav")
         defer { try? FileManager.default.removeItem(at: wav) }
-        let espeak = Process()
-        espeak.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
-        espeak.arguments = ["-v", "en-us", "-w", wav.path, "hey jarvis, next tab"]
-        try espeak.run()
-        espeak.waitUntilExit()
-        XCTAssertEqual(espeak.terminationStatus, 0, "espeak-ng failed (scripts/install-deps.sh --test installs it)")
+        let tts = Process()
+        tts.executableURL = URL(fileURLWithPath: "/usr/bin/\(program)")
+        tts.arguments = arguments(wav.path)
+        try tts.run()
+        tts.waitUntilExit()
+        XCTAssertEqual(tts.terminationStatus, 0, "\(program) failed (scripts/install-deps.sh --test installs it)")
         let speech = try readAll(wav.path)
         let gain = 32768 * pow(10, -3.0 / 20) / Double(max(1, speech.map { abs(Int($0)) }.max() ?? 1))
-        let silence = [Int16](repeating: 0, count: 16_000)
-        return silence + speech.map { Int16((Double($0) * gain).rounded()) } + silence
+        let pad = NoiseFloor(levelDB: -60).apply([Int16](repeating: 0, count: 16_000)[...], start: 0)
+        return pad + speech.map { Int16((Double($0) * gain).rounded()) } + pad
+    }
+
+    /// espeak-ng's "hey jarvis, next tab".
+    func espeakNextTab() throws -> [Int16] {
+        try synthesized("espeak-ng") { ["-v", "en-us", "-w", $0, "hey jarvis, next tab"] }
     }
 
     /// Under white noise espeak-ng's "next tab" is heard as "new tab": its "kst" is a broadband hiss the grammar
@@ -937,14 +942,21 @@ extension PipelineTests {
         XCTAssertEqual(mend("four square", "search for"), "search for | four square", "only the same word")
     }
 
-    /// ...and a whole command without free text in its words, after at most one other word.
+    /// ...and a whole command without free text in its words, after at most two other words
+    /// (`PipelineSettings.wholeCommandLeadWords`).
     func testWholeCommandInTheLanguageModelsWords() throws {
         let pipeline = try Pipeline(settings: PipelineSettings()) { _ in }
         func heard(_ text: String) -> Intent? { pipeline.wholeCommand(in: CommandSet.normalizeWords(text)) }
         XCTAssertEqual(heard("those refresh the page")?.slots["target"], .string("reload"))
         XCTAssertEqual(heard("jarvis refresh the page")?.slots["target"], .string("reload"), "the wake phrase's end")
         XCTAssertEqual(heard("scroll down")?.slots["direction"], .string("down"))
-        XCTAssertNil(heard("so those refresh the page"), "the command starts too late")
+        XCTAssertEqual(heard("or just scroll down")?.slots["direction"], .string("down"), "two words first")
+        XCTAssertNil(heard("and so those refresh the page"), "the command starts too late")
+        var one = PipelineSettings()
+        one.wholeCommandLeadWords = 1
+        let strict = try Pipeline(settings: one) { _ in }
+        XCTAssertNil(strict.wholeCommand(in: ["or", "just", "scroll", "down"]), "one word first at most")
+        XCTAssertNotNil(strict.wholeCommand(in: ["just", "scroll", "down"]))
         XCTAssertNil(heard("refresh the page now"), "more words after it: a sentence")
         XCTAssertNil(heard("search for dogs"), "a search is the free-text opinion's")
         XCTAssertNil(heard("what is the weather like today"))

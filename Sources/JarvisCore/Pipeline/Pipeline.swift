@@ -85,9 +85,15 @@ public struct PipelineSettings: Sendable, Equatable {
     /// ...and for a command without free text that it heard whole ("refresh the page"; `wholeCommand`).
     public var wholeCommandSecondOpinion = true
     /// ...on its best path, or on one of its next best (`RecognizerSettings.freeTextAlternatives`): flite
-    /// rms's "scroll up" was "or just scroll up" on the best path (two words before the command: one is
+    /// rms's "scroll up" was "or just scroll up" on the best path (two words before the command, when one was
     /// allowed) and a shorter path on another. Measured: voice set +1 clip, every other clip the same.
     public var wholeCommandOnAlternatives = true
+    /// ...after at most this many words the language model heard first (over the end of the wake phrase, or a
+    /// "search for" the grammar made of the command's start). Measured with 2 instead of 1 (2026-11-27, stop
+    /// 48): flite rms's "scroll down", which the grammar heard as "search for" and phones at 0.37 and the language
+    /// model as "or just scroll down", is taken (voice set 72 → 73 of 92); the dev, non-command, variant, name,
+    /// other-voice, babble, room and noise sets and the real recordings the same, clip by clip.
+    public var wholeCommandLeadWords = 2
     /// When neither finds one, the language model expecting a lead ("search for", "look up") hears the speech
     /// again, and a search it hears first, whose path sounds about as good as the general model's
     /// (`leadAcousticLoss`), is taken. Measured: paraphrase 88 → 92 %, every other table unchanged.
@@ -880,12 +886,13 @@ public final class Pipeline {
         CommandSet.normalizeWords(String(intent.text.dropLast(query.count)))
     }
 
-    /// A command without free text that the language model heard whole: all of `words` from the first or
-    /// second on (after the end of the wake phrase, which the audio starts a little before), nil otherwise.
+    /// A command without free text that the language model heard whole: all of `words` after at most
+    /// `PipelineSettings.wholeCommandLeadWords` of them (and after the end of the wake phrase, which the audio
+    /// starts a little before), nil otherwise.
     func wholeCommand(in words: [String]) -> Intent? {
         let words = Array(words.drop(while: { recognizer.wakeWords.contains($0) }))
         guard !words.isEmpty else { return nil }
-        for first in 0...min(1, words.count - 1) {
+        for first in 0...min(max(0, settings.wholeCommandLeadWords), words.count - 1) {
             if let intent = commands.parse(Array(words[first...])), freeTextSlot(of: intent) == nil {
                 return intent
             }
