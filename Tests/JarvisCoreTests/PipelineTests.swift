@@ -724,7 +724,8 @@ extension PipelineTests {
         without.recognizer.twinMargin = nil
         for levelDB in [-36.0, -33.0] {
             let noisy = NoiseFloor(levelDB: levelDB).apply(speech[...], start: 0)
-            XCTAssertEqual(intents(try run(samples: noisy)).map { $0.slots["target"] }, [.string("next_tab")], "\(levelDB) dB")
+            XCTAssertEqual(intents(try run(samples: noisy)).map { $0.slots["target"] }, [.string("next_tab")],
+                           "\(levelDB) dB")
             XCTAssertEqual(intents(try run(samples: noisy, settings: without)).map { $0.slots["target"] },
                            [.string("new_tab")], "\(levelDB) dB")
         }

@@ -768,7 +768,7 @@ public final class UtteranceRecognizer {
         var replaced: [RecognizedWord]?
         if !result.rescored, let twin = try commandTwin(of: literal) {
             replaced = literal
-            // The twin's word takes the place (and frames) of the word it replaces, among the phones too.
+            // The twin's word takes the place (and frames) of the word it replaces, in `rest` (with the phones) too.
             for (i, word) in literal.enumerated() where word.word != twin[i].word {
                 if let at = rest.firstIndex(where: { $0.startFrame == word.startFrame && $0.word == word.word }) {
                     rest[at] = twin[i]
