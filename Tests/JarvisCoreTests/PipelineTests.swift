@@ -710,16 +710,11 @@ extension PipelineTests {
         return pad + speech.map { Int16((Double($0) * gain).rounded()) } + pad
     }
 
-    /// espeak-ng's "hey jarvis, next tab".
-    func espeakNextTab() throws -> [Int16] {
-        try synthesized("espeak-ng") { ["-v", "en-us", "-w", $0, "hey jarvis, next tab"] }
-    }
-
     /// Under white noise espeak-ng's "next tab" is heard as "new tab": its "kst" is a broadband hiss the grammar
     /// search takes for silence. Aligned over the same span, its twin "next tab" (one word away) fits better by
     /// more than `RecognizerSettings.twinMargin`, and is taken; without the twin check "new tab" stands.
     func testACommandsTwinThatFitsBetterIsTaken() throws {
-        let speech = try espeakNextTab()
+        let speech = try synthesized("espeak-ng") { ["-v", "en-us", "-w", $0, "hey jarvis, next tab"] }
         var without = PipelineSettings()
         without.recognizer.twinMargin = nil
         for levelDB in [-36.0, -33.0] {

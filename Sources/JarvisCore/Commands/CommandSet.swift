@@ -105,11 +105,12 @@ public struct CommandSet: Sendable {
 
     /// The commands one word away from `words` that mean something else: `words` with one of them replaced by
     /// a word of `vocabulary` (by default `self.vocabulary`, sorted), each parsing to another intent or other
-    /// slots ("next tab" and "close tab" for "new tab"). Twins with free text ("google home" for "go home") are
-    /// left out: free text is the language model's to hear. Empty when `words` is not a command.
+    /// slots ("next tab" and "close tab" for "new tab"). Free text is the language model's to hear: a command
+    /// with free text has no twins, nor is one a twin ("google home" for "go home"). Empty when `words` is not a
+    /// command.
     public func twins(of words: [String], vocabulary: [String]? = nil) -> [[String]] {
-        guard let intent = parse(words) else { return [] }
         let free = freeTextSlots
+        guard let intent = parse(words), free.allSatisfy({ intent.slots[$0] == nil }) else { return [] }
         let substitutes = vocabulary ?? self.vocabulary.sorted()
         var twins: [[String]] = []
         for i in words.indices {

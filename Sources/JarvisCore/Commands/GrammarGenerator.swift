@@ -397,10 +397,15 @@ public struct GrammarGenerator: Sendable {
     /// Dictionary entries (word, phones) for the open-vowel words, alternatives numbered after the first.
     public var openVowelEntries: [(String, String)] {
         openVowels.sorted { $0.key < $1.key }.flatMap { base, pronunciations in
-            pronunciations.enumerated().map { i, phones in
-                let word = GrammarGraph.openVowelWord(base)
-                return (i == 0 ? word : "\(word)(\(i + 1))", phones.joined(separator: " "))
-            }
+            Self.numberedEntries(GrammarGraph.openVowelWord(base), pronunciations)
+        }
+    }
+
+    /// Dictionary entries (word, phones) for `word` said each of the ways of `pronunciations`: "word", then
+    /// "word(2)", "word(3)" … as PocketSphinx numbers alternatives.
+    static func numberedEntries(_ word: String, _ pronunciations: [[String]]) -> [(String, String)] {
+        pronunciations.enumerated().map { i, phones in
+            (i == 0 ? word : "\(word)(\(i + 1))", phones.joined(separator: " "))
         }
     }
 
@@ -424,14 +429,9 @@ public struct GrammarGenerator: Sendable {
     /// Dictionary entries (word, phones) for the joined word of each word of `joinPronunciations` that can have
     /// one (any phrase's graph may use it), alternatives numbered after the first.
     public var joinedEntries: [(String, String)] {
-        var entries: [(String, String)] = []
-        for (base, pronunciations) in (pronunciationsToJoin ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let word = GrammarGraph.joinedWord(base)
-            for (i, phones) in GrammarGraph.joinedPronunciations(pronunciations).enumerated() {
-                entries.append((i == 0 ? word : "\(word)(\(i + 1))", phones.joined(separator: " ")))
-            }
+        (pronunciationsToJoin ?? [:]).sorted { $0.key < $1.key }.flatMap { base, pronunciations in
+            Self.numberedEntries(GrammarGraph.joinedWord(base), GrammarGraph.joinedPronunciations(pronunciations))
         }
-        return entries
     }
 
     /// A free phone loop with no language cost: the competitor that verifies a wake phrase acoustically.

@@ -872,8 +872,6 @@ public final class UtteranceRecognizer {
     private func commandTwin(of literal: [RecognizedWord]) throws(DecoderError) -> [RecognizedWord]? {
         guard let margin = settings.twinMargin, let first = literal.first, let last = literal.last else { return nil }
         let words = literal.map(\.word)
-        guard let intent = commands.parse(words),
-              commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) else { return nil }
         let twins = commands.twins(of: words, vocabulary: twinVocabulary)
         let (from, to) = samples(fromFrame: first.startFrame, toFrame: last.endFrame)
         guard !twins.isEmpty, to <= commandAudio.count, to - from >= Self.samplesPerFrame * 10,
