@@ -19,7 +19,8 @@ release:
 # dev set's babble voices (sentences said in a room already talking), the voice set under white noise and under
 # the babble set's babble (other talkers in the dev set's noisy conditions), the dev set's negatives and confusable
 # names under that babble, the room set (the dev set's clean clips
-# under brown noise, mains hum and reverberation), the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
+# under brown noise, mains hum and reverberation), the query set (30 searches the dev set does not have, by 9
+# voices), the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
 # voices; skipped without festvox-kdlpc16k and festvox-us-slt-hts), then the real recordings with the default
 # phrase (false wakes) and with "jarvis" alone (detection). Builds the sets once.
 REJECTION ?= /tmp/jarvis-rejection
@@ -34,6 +35,7 @@ NEG_BABBLE ?= /tmp/jarvis-nbabble
 VOICES_NOISE ?= /tmp/jarvis-voices-noise
 VOICES_BABBLE ?= /tmp/jarvis-voices-babble
 ROOM ?= /tmp/jarvis-room
+QUERIES ?= /tmp/jarvis-queries
 REAL ?= /tmp/jarvis-real.jsonl
 eval: release
 	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
@@ -53,6 +55,7 @@ eval: release
 	  --source $(VOICES)/manifest.jsonl
 	test -f $(ROOM)/manifest.jsonl || python3 scripts/make-noise-set.py $(ROOM) --devset $(DEVSET) \
 	  --conds brown10,hum15,chum15,reverb
+	test -f $(QUERIES)/manifest.jsonl || python3 scripts/make-query-set.py $(QUERIES)
 	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
 	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl
 	@echo "== noise set (commands, negatives and confusable names under more noise)"
@@ -73,6 +76,8 @@ eval: release
 	.build/release/jarvis eval $(VOICES_NOISE)/manifest.jsonl $(VOICES_BABBLE)/manifest.jsonl
 	@echo "== room set (the dev set's clean clips under brown noise 10 dB, mains hum 15 dB, reverberation)"
 	.build/release/jarvis eval $(ROOM)/manifest.jsonl
+	@echo "== query set (30 searches the dev set does not have, by its 5 voices and the voice set's 4)"
+	.build/release/jarvis eval $(QUERIES)/manifest.jsonl
 	@if test -f $(OTHER_VOICES)/manifest.jsonl || python3 scripts/make-other-voice-set.py $(OTHER_VOICES); then \
 	  echo "== other-voice set (festival ked and slt HTS commands; confusables and negatives by 9 other voices)"; \
 	  .build/release/jarvis eval $(OTHER_VOICES)/manifest.jsonl; \

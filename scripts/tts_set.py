@@ -1,5 +1,5 @@
 """Shared by this project's evaluation sets (make-rejection-set.py, make-variant-set.py, make-name-set.py,
-make-voice-set.py, make-other-voice-set.py): each clip is one sentence said by each of ../shared/eval/devset.py's
+make-voice-set.py, make-other-voice-set.py, make-query-set.py): each clip is one sentence said by each of ../shared/eval/devset.py's
 voices, padded as it pads them (imported, not copied), listed in the manifest format of ../shared/eval (score.py,
 `jarvis eval`)."""
 import argparse, importlib.util, json, os
