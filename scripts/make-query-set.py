@@ -20,13 +20,16 @@ QUERIES = [
     "dentist appointment", "electric cars",
 ]
 
-# make-voice-set.py's voices (not imported: its file name is not a module name).
-OTHER_VOICES = {
-    "flite_rms": ("flite", "rms"),
-    "flite_kal": ("flite", "kal"),
-    "espeak_gb": ("espeak", "en-gb"),
-    "espeak_f3": ("espeak", "en-us+f3"),
-}
+
+
+def voice_set_voices():
+    """make-voice-set.py's VOICES (loaded from its file: its name is not a module name)."""
+    import importlib.util, os
+    spec = importlib.util.spec_from_file_location(
+        "voice_set", os.path.join(os.path.dirname(os.path.abspath(__file__)), "make-voice-set.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.VOICES
 
 
 def main():
@@ -34,7 +37,7 @@ def main():
     rows = [(f"query_{{voice}}_{i:02d}_clean", "command", f"hey jarvis, search for {query}",
              {"wake": True, "intents": [{"name": "search", "slots": {"query": query}}]})
             for i, query in enumerate(QUERIES)]
-    build_groups("/tmp/jarvis-queries", 20261128, [(None, rows), (OTHER_VOICES, rows)])
+    build_groups("/tmp/jarvis-queries", 20261128, [(None, rows), (voice_set_voices(), rows)])
 
 
 if __name__ == "__main__":
