@@ -3,10 +3,10 @@
 
 The dev set holds 6 searches per voice (30 clean ones in all), too few to tell a change in how queries are
 transcribed from one clip's luck: a lower word insertion penalty for clean queries won the dev set's espeak-ng
-"used cars", and one of these 270 while eight others changed from wrong to wrong (docs/accuracy.md, stop 49). Each clip is "hey jarvis, search
-for " + a query, expecting that search with that query exactly; the voices and padding come from
-../shared/eval/devset.py (imported, not copied), the four other voices are make-voice-set.py's. Manifest format
-of ../shared/eval (score.py, `jarvis eval`: its command/clean row).
+"used cars", and one of these 270 while eight others changed from wrong to wrong (docs/accuracy.md, stop 49).
+Each clip is "hey jarvis, search for " + a query, expecting that search with that query exactly; the voices and
+padding come from ../shared/eval/devset.py (imported, not copied), the four other voices are make-voice-set.py's.
+Manifest format of ../shared/eval (score.py, `jarvis eval`: its command/clean row).
 Usage: make-query-set.py [OUTDIR] [--devset-py PATH]     (default OUTDIR /tmp/jarvis-queries)
 Needs: the devset's TTS packages (espeak-ng flite festival festvox-kallpc16k sox) and numpy.
 """
