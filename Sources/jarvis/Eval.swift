@@ -27,6 +27,15 @@ extension Jarvis {
         @Flag(name: .long, help: "List the clips that were scored wrong, with what was heard.")
         var failures = false
 
+        @Flag(name: .long, help: ArgumentHelp(
+            "Also transcribe each clip whose manifest line has a text with the language model; print word error rates.",
+            discussion: """
+            The whole clip (at most 60 s) is heard as a search's query is heard in a clean segment. On the real \
+            recordings (realset.py gives their transcripts) this says whether a change to the recogniser helps \
+            recorded voices, not only synthetic ones.
+            """))
+        var transcripts = false
+
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
@@ -49,7 +58,8 @@ extension Jarvis {
             }
             let table: EvaluationTable
             do {
-                table = try Evaluation.run(entries, settings: setup.settings, commands: setup.commands, jobs: jobs)
+                table = try Evaluation.run(entries, settings: setup.settings, commands: setup.commands, jobs: jobs,
+                                           transcripts: transcripts)
             } catch {
                 RunSetup.fail("\(error)", code: "recogniser", status: ExitStatus.recogniser,
                               printer: EventPrinter(json: common.json))

@@ -294,6 +294,36 @@ extension ReplayCommandTests {
         XCTAssertTrue(wrong.stdout.contains("miss set_timer.flac: (false wake)"), wrong.stdout)
     }
 
+    /// `jarvis eval --transcripts` transcribes the clips that have a text and prints word error rates per slice.
+    func testEvalTranscriptsGiveWordErrorRates() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-transcripts-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let lines = [
+            #"{"file": "\#(fixture("no_wake.wav"))", "kind": "negative", "cond": "clean", "text": "Please scroll down the page, and click the button.", "expect": {"wake": false, "intents": []}}"#,
+            // The text says "pasta" where the clip says "pizza": one word of six wrong.
+            #"{"file": "\#(fixture("search_pizza.wav"))", "kind": "command", "cond": "clean", "text": "hey jarvis, search for pasta recipes", "expect": {"wake": true, "intents": [{"name": "search", "slots": {"query": "pizza recipes"}}]}}"#,
+            // No text: replayed and scored, not transcribed.
+            #"{"file": "\#(fixture("scroll_down.wav"))", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "down"}}]}}"#,
+        ]
+        let manifest = dir.appendingPathComponent("m.jsonl")
+        try lines.joined(separator: "\n").write(to: manifest, atomically: true, encoding: .utf8)
+        let r = try jarvis(["eval", manifest.path, "--transcripts"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let rows = r.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        XCTAssertTrue(rows.contains(["command/clean", "2", "100.0", "100.0", "0", "0", "0"]), r.stdout)
+        XCTAssertTrue(rows.contains(["transcripts", "n", "words", "WER%", "clipsRight%"]), r.stdout)
+        XCTAssertTrue(rows.contains(["command/clean", "1", "6", "16.7", "0.0"]), r.stdout)
+        XCTAssertTrue(rows.contains(["negative", "1", "9", "0.0", "100.0"]), r.stdout)
+        XCTAssertTrue(rows.contains(["all", "2", "15", "6.7", "50.0"]), r.stdout)
+        let json = try jarvis(["eval", manifest.path, "--transcripts", "--json"])
+        XCTAssertEqual(json.events.first?["transcript_wer"] as? Double, 0.067, json.stdout)
+        // Without the flag: score.py's table and summary only.
+        let plain = try jarvis(["eval", manifest.path])
+        XCTAssertFalse(plain.stdout.contains("transcripts"), plain.stdout)
+        XCTAssertFalse(plain.stdout.contains("transcript_wer"), plain.stdout)
+    }
+
     func testEvalRejectsABadManifestWithOneSentence() throws {
         let bad = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-bad-\(getpid()).jsonl")
         try "{\"file\": \"x.wav\"}\n".write(to: bad, atomically: true, encoding: .utf8)

@@ -16,6 +16,8 @@ public struct ManifestEntry: Sendable {
     public var condition: String
     public var expectWake: Bool
     public var expectIntents: [ExpectedIntent]
+    /// What is said in the clip ("text"; realset.py gives the recordings' transcripts), when the manifest says.
+    public var text: String?
 
     /// The table row the clip counts in: commands by condition ("command/white15"), others by kind.
     public var slice: String { kind == "command" ? "command/\(condition)" : kind }
@@ -48,7 +50,7 @@ public struct ManifestEntry: Sendable {
                 intents.append(ExpectedIntent(name: name, slots: slots, t: item["t"] as? Double))
             }
             entries.append(ManifestEntry(file: file, kind: kind, condition: object["cond"] as? String ?? "",
-                                         expectWake: wake, expectIntents: intents))
+                                         expectWake: wake, expectIntents: intents, text: object["text"] as? String))
         }
         if entries.isEmpty { throw EvaluationError("The manifest '\(path)' lists no clips.") }
         return entries
@@ -73,6 +75,9 @@ public struct ClipOutcome: Sendable {
     /// The file could not be read (an `error` event), like score.py's rc != 0.
     public var failed = false
     public var audioSeconds = 0.0
+    /// What the language model heard in the whole clip (`Pipeline.transcribe`), when transcripts were asked for
+    /// and the manifest gives the clip's text.
+    public var transcript: [String]?
 }
 
 /// Scores outcomes exactly as `../shared/eval/score.py` does, plus the share of non-commands rejected.
@@ -84,7 +89,15 @@ public struct EvaluationTable: Sendable {
         /// Clips of kind "rejection" (the wake phrase, then speech that is no command): how many gave no intent.
         public var nonCommands = 0, nonCommandsRejected = 0
     }
+    /// Transcription of the clips of one slice that have a text (`--transcripts`).
+    public struct TranscriptRow: Sendable, Equatable {
+        public var clips = 0, clipsRight = 0
+        /// Words in the texts, and substitutions + deletions + insertions against them.
+        public var words = 0, wordErrors = 0
+        public var wordErrorRate: Double { words > 0 ? Double(wordErrors) / Double(words) : 0 }
+    }
     public private(set) var rows: [String: Row] = [:]
+    public private(set) var transcriptRows: [String: TranscriptRow] = [:]
     /// Misses, for `--failures` (file, what was said, what came out).
     public private(set) var failures: [(file: String, got: String)] = []
     public var audioSeconds = 0.0
@@ -130,6 +143,39 @@ public struct EvaluationTable: Sendable {
             failures.append((file: entry.file, got: "(no wake)"))
         }
         rows[entry.slice] = row
+        if let heard = outcome.transcript, let text = entry.text {
+            let said = Self.spokenWords(text)
+            if !said.isEmpty {
+                var t = transcriptRows[entry.slice] ?? TranscriptRow()
+                let errors = Self.wordErrors(said, heard)
+                t.clips += 1
+                t.words += said.count
+                t.wordErrors += errors
+                if errors == 0 { t.clipsRight += 1 }
+                transcriptRows[entry.slice] = t
+            }
+        }
+    }
+
+    /// A text's words as the language model writes them: lower case, without punctuation, digits as words.
+    public static func spokenWords(_ text: String) -> [String] {
+        let digits = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+        return CommandSet.normalizeWords(text).map { word in
+            Int(word).flatMap { (0...10).contains($0) ? digits[$0] : nil } ?? word
+        }
+    }
+
+    /// Word-level edit distance (substitutions, deletions and insertions) of `heard` against `said`.
+    public static func wordErrors(_ said: [String], _ heard: [String]) -> Int {
+        var previous = Array(0...heard.count)
+        for (i, s) in said.enumerated() {
+            var current = [i + 1]
+            for (j, h) in heard.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (s == h ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[heard.count]
     }
 
     static func describe(_ slots: [String: SlotValue]) -> String {
@@ -177,11 +223,29 @@ public struct EvaluationTable: Sendable {
             out += String(format: "non-commands after a wake rejected: %d/%d (%.1f %%)\n", rejected, nonCommands,
                           100 * Double(rejected) / Double(nonCommands))
         }
+        if !transcriptRows.isEmpty {
+            let w = max(24, transcriptRows.keys.map(\.count).max() ?? 0)
+            out += pad("transcripts", w, left: true) + " " + pad("n", 4) + " " + pad("words", 6) + " "
+                + pad("WER%", 8) + " " + pad("clipsRight%", 11) + "\n"
+            for key in transcriptRows.keys.sorted() + ["all"] {
+                let t = key == "all" ? transcriptTotal : transcriptRows[key]!
+                out += pad(key, w, left: true) + " " + pad(String(t.clips), 4) + " " + pad(String(t.words), 6) + " "
+                    + pad(String(format: "%.1f", 100 * t.wordErrorRate), 8) + " "
+                    + pad(String(format: "%.1f", 100 * Double(t.clipsRight) / Double(max(1, t.clips))), 11) + "\n"
+            }
+        }
         out += "summary " + summary.serialized() + "\n"
         return out
     }
 
-    /// score.py's summary line.
+    /// All the transcript rows together.
+    public var transcriptTotal: TranscriptRow {
+        transcriptRows.values.reduce(into: TranscriptRow()) {
+            $0.clips += $1.clips; $0.clipsRight += $1.clipsRight; $0.words += $1.words; $0.wordErrors += $1.wordErrors
+        }
+    }
+
+    /// score.py's summary line (with the word error rate when transcripts were measured).
     public var summary: JSONValue {
         let commandRows = rows.filter { $0.key.hasPrefix("command") }.map(\.value)
         let commandClips = commandRows.reduce(0) { $0 + $1.n }
@@ -196,15 +260,18 @@ public struct EvaluationTable: Sendable {
             ("false_intents", .int(negatives.reduce(0) { $0 + $1.falseIntents })),
             ("cpu_per_audio_s", .number(round4(audioSeconds > 0 ? cpuSeconds / audioSeconds : 0))),
             ("audio_s", .number((audioSeconds * 10).rounded() / 10)),
-        ])
+        ] + (transcriptRows.isEmpty ? [] : [("transcript_wer", .number(round4(transcriptTotal.wordErrorRate)))]))
     }
 }
 
 /// Runs a manifest through the pipeline in this process: `jobs` workers, each with one replay session (one
 /// pipeline, reset between clips: a fresh state per file, without reloading the models).
 public enum Evaluation {
+    /// With `transcripts`, each clip whose manifest line gives its text is also transcribed whole by the language
+    /// model (`Pipeline.transcribe`), for the table's word error rates.
     public static func run(_ entries: [ManifestEntry], settings: PipelineSettings, commands: CommandSet,
-                           jobs: Int, progress: (@Sendable (Int) -> Void)? = nil) throws -> EvaluationTable {
+                           jobs: Int, transcripts: Bool = false,
+                           progress: (@Sendable (Int) -> Void)? = nil) throws -> EvaluationTable {
         let box = OutcomeBox(count: entries.count)
         let cpuStart = processCPUSeconds()
         DispatchQueue.concurrentPerform(iterations: max(1, jobs)) { _ in
@@ -214,7 +281,10 @@ public enum Evaluation {
                 // Built one at a time: model loading touches process-wide C state.
                 try box.serially { () throws(DecoderError) in try session.prepare() }
                 while let index = box.next() {
-                    let outcome = try clip(entries[index].file, session: session, collector: collector)
+                    var outcome = try clip(entries[index].file, session: session, collector: collector)
+                    if transcripts, !outcome.failed, !(entries[index].text ?? "").isEmpty {
+                        outcome.transcript = try session.transcribe(path: entries[index].file)
+                    }
                     box.store(outcome, at: index)
                     progress?(index)
                 }

@@ -394,16 +394,41 @@ public final class Pipeline {
         }
         let noise = recognizer.segmentNoise
         recognizer.abandon()
-        if highVoiceRecognizer == nil {
-            var high = settings.recognizer
-            high.frequencyWarp = warp
-            highVoiceRecognizer = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase,
-                                                          settings: high)
-        }
-        recognizer = highVoiceRecognizer ?? standardRecognizer
+        recognizer = try highVoice(warp: warp)
         recognizer.segmentNoise = noise
         try beginUtterance(at: segmentFrom)
         return true
+    }
+
+    /// The high-voice recogniser (its decoders warp frequencies by `warp`), made the first time it is asked for.
+    private func highVoice(warp: Double) throws(DecoderError) -> UtteranceRecognizer {
+        if let highVoiceRecognizer { return highVoiceRecognizer }
+        var high = settings.recognizer
+        high.frequencyWarp = warp
+        let made = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase, settings: high)
+        highVoiceRecognizer = made
+        return made
+    }
+
+    /// What the language model hears in `audio` (16 kHz mono) as a whole, as it hears a search's query in a
+    /// clean segment (the recogniser the talker's pitch picks, the high-band fill of band-limited audio; no
+    /// noise reduction, no hum notches): lower-case words. For measuring transcription on recorded speech
+    /// (`jarvis eval --transcripts`); call `reset()` before the next stream.
+    public func transcribe(_ audio: [Int16]) throws(DecoderError) -> [String] {
+        reset()
+        var tracker = PitchTracker()
+        var at = 0
+        while tracker.estimate == nil, at + AudioFormat.frameSamples <= audio.count {
+            tracker.add(audio[at..<(at + AudioFormat.frameSamples)])
+            at += AudioFormat.frameSamples
+        }
+        if let warp = settings.recognizer.highVoiceWarp, let f0 = tracker.estimate,
+           f0 >= settings.recognizer.highVoiceHz {
+            recognizer = try highVoice(warp: warp)
+        }
+        recognizer.segmentNoise = nil
+        recognizer.hearsHum = false
+        return try recognizer.transcribeFreeText(audio, startSample: 0, fromSample: 0).words
     }
 
     /// The recogniser's results for the utterance, told first whether the audio holds hum (`HumRemover.hearsHum`).

@@ -89,5 +89,26 @@ public enum Replay {
             tagged(Event(t: AudioFormat.seconds(fed), .end(stats)))
             return ok
         }
+
+        /// Longest audio `transcribe(path:)` hears (s); a longer file is heard up to there.
+        public static let longestTranscription = 60.0
+
+        /// What the language model hears in the file as a whole (`Pipeline.transcribe`), at most
+        /// `longestTranscription` seconds of it; nil when the file cannot be read.
+        public func transcribe(path: String) throws(DecoderError) -> [String]? {
+            guard let audio = try? AudioFileSource(path: path) else { return nil }
+            var samples: [Int16] = []
+            let limit = AudioFormat.samples(Self.longestTranscription)
+            while samples.count < limit {
+                guard let chunk = try? audio.read(maxSamples: min(Replay.chunkSamples, limit - samples.count)) else {
+                    return nil
+                }
+                if chunk.isEmpty { break }
+                samples += chunk
+            }
+            let pipeline = try readyPipeline()
+            defer { pipeline.reset() }
+            return try pipeline.transcribe(samples)
+        }
     }
 }

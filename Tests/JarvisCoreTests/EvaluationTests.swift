@@ -1,0 +1,40 @@
+import XCTest
+@testable import JarvisCore
+
+final class EvaluationTests: XCTestCase {
+    func testWordErrorsCountSubstitutionsDeletionsAndInsertions() {
+        let said = ["search", "for", "pizza", "recipes"]
+        XCTAssertEqual(EvaluationTable.wordErrors(said, said), 0)
+        XCTAssertEqual(EvaluationTable.wordErrors(said, ["search", "for", "pc", "recipes"]), 1)
+        XCTAssertEqual(EvaluationTable.wordErrors(said, ["search", "pizza", "recipes"]), 1)
+        XCTAssertEqual(EvaluationTable.wordErrors(said, ["search", "for", "a", "pizza", "recipes"]), 1)
+        XCTAssertEqual(EvaluationTable.wordErrors(said, []), 4)
+        XCTAssertEqual(EvaluationTable.wordErrors([], ["uh", "huh"]), 2)
+        XCTAssertEqual(EvaluationTable.wordErrors(said, ["recipes", "pizza", "for", "search"]), 4)
+    }
+
+    func testSpokenWordsAreTheLanguageModelsSpelling() {
+        XCTAssertEqual(EvaluationTable.spokenWords("Press 1 to mute, or 10 to exit."),
+                       ["press", "one", "to", "mute", "or", "ten", "to", "exit"])
+        XCTAssertEqual(EvaluationTable.spokenWords("It's 42!"), ["it's", "42"])
+        XCTAssertEqual(EvaluationTable.spokenWords(" , "), [])
+    }
+
+    func testTranscriptRowsAddUpPerSliceAndSkipClipsWithoutText() {
+        func entry(_ kind: String, _ text: String?) -> ManifestEntry {
+            ManifestEntry(file: "/x.wav", kind: kind, condition: "clean", expectWake: false, expectIntents: [], text: text)
+        }
+        func heard(_ words: [String]?) -> ClipOutcome { var o = ClipOutcome(); o.transcript = words; return o }
+        var table = EvaluationTable()
+        table.add(entry("negative", "ten of clubs"), heard(["ten", "of", "clubs"]))
+        table.add(entry("negative", "four queen of clubs"), heard(["for", "queen", "of", "clubs", "uh"]))
+        table.add(entry("negative", nil), heard(["anything"]))
+        table.add(entry("negative", ""), heard(["anything"]))
+        table.add(entry("confusable", "hey davis"), heard(nil))
+        XCTAssertEqual(table.transcriptRows.keys.sorted(), ["negative"])
+        XCTAssertEqual(table.transcriptRows["negative"], .init(clips: 2, clipsRight: 1, words: 7, wordErrors: 2))
+        XCTAssertEqual(table.transcriptTotal.wordErrorRate, 2.0 / 7.0, accuracy: 1e-12)
+        XCTAssertTrue(table.render().contains("transcripts"))
+        XCTAssertFalse(EvaluationTable().render().contains("transcripts"))
+    }
+}
