@@ -37,6 +37,8 @@ VOICES_BABBLE ?= /tmp/jarvis-voices-babble
 ROOM ?= /tmp/jarvis-room
 QUERIES ?= /tmp/jarvis-queries
 REAL ?= /tmp/jarvis-real.jsonl
+# The real recordings whose transcripts are sentences or spoken digits (not single wake words the model lacks).
+TRANSCRIBED = negative-real/asterisk,negative-real/pocketsphinx,negative-real/fsdd
 eval: release
 	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
 	test -f $(REJECTION)/manifest.jsonl || python3 scripts/make-rejection-set.py $(REJECTION)
@@ -86,6 +88,8 @@ eval: release
 	.build/release/jarvis eval $(REAL)
 	@echo "== real recordings, wake phrase \"jarvis\""
 	.build/release/jarvis eval $(REAL) --wake-phrase jarvis
+	@echo "== recorded speech transcribed by the language model (the real recordings' sentences and digits)"
+	.build/release/jarvis eval $(REAL) --kinds $(TRANSCRIBED) --transcripts
 
 # The same dev set through the shared scorer (one process per batch of clips), as the project is graded.
 score: release
