@@ -24,7 +24,9 @@ extension Jarvis {
         @Option(name: .long, help: "Only clips whose kind starts with one of these (comma-separated).")
         var kinds: String?
 
-        @Flag(name: .long, help: "List the clips that were scored wrong, with what was heard.")
+        @Flag(name: .long, help: ArgumentHelp(
+            "List the clips that were scored wrong, with what was heard.",
+            discussion: "With --transcripts, also the clips whose transcript has word errors ('misheard' lines)."))
         var failures = false
 
         @Flag(name: .long, help: ArgumentHelp(
@@ -71,6 +73,10 @@ extension Jarvis {
             print(table.render(), terminator: "")
             if failures {
                 for f in table.failures { print("miss \((f.file as NSString).lastPathComponent): \(f.got)") }
+                for m in table.misheard {
+                    let said = m.said.joined(separator: " "), heard = m.heard.joined(separator: " ")
+                    print("misheard \((m.file as NSString).lastPathComponent): said '\(said)', heard '\(heard)'")
+                }
             }
         }
     }

@@ -34,6 +34,8 @@ final class EvaluationTests: XCTestCase {
         XCTAssertEqual(table.transcriptRows.keys.sorted(), ["negative"])
         XCTAssertEqual(table.transcriptRows["negative"], .init(clips: 2, clipsRight: 1, words: 7, wordErrors: 2))
         XCTAssertEqual(table.transcriptTotal.wordErrorRate, 2.0 / 7.0, accuracy: 1e-12)
+        XCTAssertEqual(table.misheard.map(\.said), [["four", "queen", "of", "clubs"]])
+        XCTAssertEqual(table.misheard.map(\.heard), [["for", "queen", "of", "clubs", "uh"]])
         XCTAssertTrue(table.render().contains("transcripts"))
         XCTAssertFalse(EvaluationTable().render().contains("transcripts"))
     }

@@ -318,6 +318,11 @@ extension ReplayCommandTests {
         XCTAssertTrue(rows.contains(["all", "2", "15", "6.7", "50.0"]), r.stdout)
         let json = try jarvis(["eval", manifest.path, "--transcripts", "--json"])
         XCTAssertEqual(json.events.first?["transcript_wer"] as? Double, 0.067, json.stdout)
+        // The clips misheard, with --failures: only the one whose text differs from what it says.
+        let failures = try jarvis(["eval", manifest.path, "--transcripts", "--failures"])
+        XCTAssertEqual(failures.stdout.split(separator: "\n").filter { $0.hasPrefix("misheard ") },
+                       ["misheard search_pizza.wav: said 'hey jarvis search for pasta recipes', "
+                        + "heard 'hey jarvis search for pizza recipes'"], failures.stdout)
         // Without the flag: score.py's table and summary only.
         let plain = try jarvis(["eval", manifest.path])
         XCTAssertFalse(plain.stdout.contains("transcripts"), plain.stdout)

@@ -100,6 +100,8 @@ public struct EvaluationTable: Sendable {
     public private(set) var transcriptRows: [String: TranscriptRow] = [:]
     /// Misses, for `--failures` (file, what was said, what came out).
     public private(set) var failures: [(file: String, got: String)] = []
+    /// Transcripts with word errors, for `--failures` with `--transcripts` (file, the text's words, what was heard).
+    public private(set) var misheard: [(file: String, said: [String], heard: [String])] = []
     public var audioSeconds = 0.0
     public var cpuSeconds = 0.0
 
@@ -151,7 +153,11 @@ public struct EvaluationTable: Sendable {
                 t.clips += 1
                 t.words += said.count
                 t.wordErrors += errors
-                if errors == 0 { t.clipsRight += 1 }
+                if errors == 0 {
+                    t.clipsRight += 1
+                } else {
+                    misheard.append((file: entry.file, said: said, heard: heard))
+                }
                 transcriptRows[entry.slice] = t
             }
         }
