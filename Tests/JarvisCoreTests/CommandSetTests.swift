@@ -66,6 +66,19 @@ final class CommandSetTests: XCTestCase {
         XCTAssertNil(intent("please please next tab"))
     }
 
+    /// A command asked as a request: "can you" or "could you", maybe with "please", before any command.
+    func testRequestsParseToTheSameIntents() {
+        XCTAssertEqual(intent("can you scroll down")?.slots, ["direction": .string("down"), "amount": .int(1)])
+        XCTAssertEqual(intent("could you go back")?.slots["target"], .string("back"))
+        XCTAssertEqual(intent("could you please close this tab")?.slots["target"], .string("close_tab"))
+        XCTAssertEqual(intent("can you open youtube")?.slots["url"], .string("https://www.youtube.com/"))
+        XCTAssertEqual(intent("can you search for pizza recipes")?.slots["query"], .string("pizza recipes"))
+        XCTAssertEqual(intent("can you click")?.slots, ["button": .string("left"), "count": .int(1)])
+        XCTAssertNil(intent("can you"))
+        XCTAssertNil(intent("please can you scroll down"))
+        XCTAssertNil(intent("can you tell me a joke"))
+    }
+
     func testSearchTakesTheRestAsQuery() {
         XCTAssertEqual(intent("search for pizza recipes")?.slots["query"], .string("pizza recipes"))
         XCTAssertEqual(intent("look up tomato soup")?.slots["query"], .string("tomato soup"))

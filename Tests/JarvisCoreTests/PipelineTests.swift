@@ -726,6 +726,30 @@ extension PipelineTests {
         }
     }
 
+    /// "Can you …" and "could you …" before a command ask for it, and flite's voices are heard doing so. Such a
+    /// command sounds like a sentence, so the language model must have heard one of its words other than the
+    /// request's and the other carrier words (`PipelineSettings.requestOpeners`, `carrierWords`): the grammar
+    /// hears "good morning how are you" as "could you open up youtube", sure of it, and "thank you very much"
+    /// as "can you reload", where the language model heard "you".
+    func testARequestIsACommandThatTheLanguageModelMustHear() throws {
+        let flite = { (voice: String, text: String) in
+            try self.synthesized("flite") { ["-voice", voice, "-t", text, "-o", $0] }
+        }
+        let scroll = intents(try run(samples: try flite("slt", "hey jarvis, can you scroll down")))
+        XCTAssertEqual(scroll.map(\.name), ["scroll"])
+        XCTAssertEqual(scroll.first?.slots["direction"], .string("down"))
+        let greeting = try flite("awb", "hey jarvis, good morning how are you")
+        XCTAssertEqual(intents(try run(samples: greeting)), [])
+        var sure = PipelineSettings()
+        sure.requestOpeners = []
+        XCTAssertEqual(intents(try run(samples: greeting, settings: sure)).map(\.name), ["navigate"])
+        let thanks = try synthesized("espeak-ng") { ["-v", "en-us", "-w", $0, "hey jarvis, thank you very much"] }
+        XCTAssertEqual(intents(try run(samples: thanks)), [])
+        var carriers = PipelineSettings()
+        carriers.carrierWords.subtract(["can", "could", "you"])
+        XCTAssertEqual(intents(try run(samples: thanks, settings: carriers)).map(\.name), ["navigate"])
+    }
+
     /// The second pass's searches are rebuilt with the open-vowel words for a clean segment and without them for a
     /// noisy one (`UtteranceRecognizer.holdSecondPass`): a British "go back", then a command under a fan's noise,
     /// each heard as on its own, with the same transcript.

@@ -35,7 +35,7 @@ extension CommandSet {
             "site": .list(sites.mapValues { s($0) }),
             "query": .freeText,
         ]
-        let polite = "[please]"
+        let polite = "[please | can you [please] | could you [please]]"
         // "next tab please": a command may end politely too (not a search: its query runs to the end).
         let politeEnd = "[please]"
         // `try!`: these literals are part of the program; a typo is a programming error caught by every test.

@@ -106,7 +106,12 @@ public struct PipelineSettings: Sendable, Equatable {
     /// language model mishears real commands (it cost 5 points of babble intents), so noisy segments skip it.
     public var languageModelCheckBelow = 0.9
     /// Words many commands share, which prove nothing ("open the window" is not "open twitter").
-    public var carrierWords: Set<String> = ["please", "the", "a", "to", "go", "open", "me"]
+    public var carrierWords: Set<String> = ["please", "the", "a", "to", "go", "open", "me", "can", "could", "you"]
+    /// Words that open a command as a request ("can you scroll down"). Such a command sounds like a sentence
+    /// ("could you open up youtube" for "good morning how are you"), so the language model's check applies to it
+    /// however sure the grammar is, and in noise too: under babble the grammar hears "could you" in other
+    /// people's talk.
+    public var requestOpeners: Set<String> = ["can", "could"]
     /// ...heard on its best path or on one of its next best (`RecognizerSettings.freeTextAlternatives`):
     /// espeak-ng's "open up gmail" was "oh the wheel" on the best path and "open up the wheel" on the next.
     public var languageModelCheckAlternatives = true
@@ -770,7 +775,9 @@ public final class Pipeline {
         }
         // An unsure command in clean audio needs the language model, which knows every word, to have heard
         // one of its words: the grammar fits "take a picture of the sunset" to "last tab" with confidence 0.8.
-        if result.confidence < settings.languageModelCheckBelow || result.rescored, recognizer.segmentIsClean,
+        let request = literal.first.map(settings.requestOpeners.contains) ?? false
+        if (result.confidence < settings.languageModelCheckBelow || result.rescored) && recognizer.segmentIsClean
+            || request,
            commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) {
             let free = try freeText()
             var heard = free.words
