@@ -26,6 +26,7 @@ release:
 REJECTION ?= /tmp/jarvis-rejection
 NOISE ?= /tmp/jarvis-noise
 VARIANTS ?= /tmp/jarvis-variants
+REQUESTS ?= /tmp/jarvis-requests
 NAMES ?= /tmp/jarvis-names
 VOICES ?= /tmp/jarvis-voices
 OTHER_VOICES ?= /tmp/jarvis-other-voices
@@ -44,6 +45,7 @@ eval: release
 	test -f $(REJECTION)/manifest.jsonl || python3 scripts/make-rejection-set.py $(REJECTION)
 	test -f $(NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(NOISE) --devset $(DEVSET)
 	test -f $(VARIANTS)/manifest.jsonl || python3 scripts/make-variant-set.py $(VARIANTS)
+	test -f $(REQUESTS)/manifest.jsonl || python3 scripts/make-request-set.py $(REQUESTS)
 	test -f $(NAMES)/manifest.jsonl || python3 scripts/make-name-set.py $(NAMES)
 	test -f $(VOICES)/manifest.jsonl || python3 scripts/make-voice-set.py $(VOICES)
 	test -f $(BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(BABBLE) --devset $(DEVSET)
@@ -64,6 +66,8 @@ eval: release
 	.build/release/jarvis eval $(NOISE)/manifest.jsonl
 	@echo "== variant set (everyday phrasings of the commands)"
 	.build/release/jarvis eval $(VARIANTS)/manifest.jsonl
+	@echo "== request set (commands asked for: \"can you ...\", \"could you ...\")"
+	.build/release/jarvis eval $(REQUESTS)/manifest.jsonl
 	@echo "== name set (names that sound like \"jarvis\", not in the dev set)"
 	.build/release/jarvis eval $(NAMES)/manifest.jsonl
 	@echo "== voice set (the dev set's commands said by other TTS voices)"

@@ -43,11 +43,8 @@ VARIANTS = [
 
 
 def main():
-    from tts_set import build
-    build("/tmp/jarvis-variants", 20261124,
-          [(f"paraphrase_{{voice}}_{i:02d}_clean", "paraphrase", f"hey jarvis, {command}",
-            {"wake": True, "intents": [{"name": intent, "slots": slots}]})
-           for i, (command, intent, slots) in enumerate(VARIANTS)])
+    from tts_set import build_commands
+    build_commands("/tmp/jarvis-variants", 20261124, "paraphrase", VARIANTS)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Shared by this project's evaluation sets (make-rejection-set.py, make-variant-set.py, make-name-set.py,
-make-voice-set.py, make-other-voice-set.py, make-query-set.py): each clip is one sentence said by each of ../shared/eval/devset.py's
-voices, padded as it pads them (imported, not copied), listed in the manifest format of ../shared/eval (score.py,
-`jarvis eval`)."""
+make-voice-set.py, make-other-voice-set.py, make-query-set.py, make-request-set.py): each clip is one sentence
+said by each of ../shared/eval/devset.py's voices, padded as it pads them (imported, not copied), listed in the
+manifest format of ../shared/eval (score.py, `jarvis eval`)."""
 import argparse, importlib.util, json, os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -14,6 +14,15 @@ def build(default_out, seed, rows, voices=None):
     voices: name -> (engine, voice) as devset.py's VOICES (the default); rows may then be a function of the
     loaded devset module, for sets made of its own sentences."""
     build_groups(default_out, seed, [(voices, rows)])
+
+
+def build_commands(default_out, seed, prefix, commands):
+    """`build` for commands said after the wake phrase: "hey jarvis, " + each (spoken command, intent, key slots
+    that must match; as devset.py's tables), kind "paraphrase", clip stems PREFIX_<voice>_<index>_clean."""
+    build(default_out, seed,
+          [(f"{prefix}_{{voice}}_{i:02d}_clean", "paraphrase", f"hey jarvis, {command}",
+            {"wake": True, "intents": [{"name": intent, "slots": slots}]})
+           for i, (command, intent, slots) in enumerate(commands)])
 
 
 def build_groups(default_out, seed, groups):
