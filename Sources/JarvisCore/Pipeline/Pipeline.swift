@@ -775,6 +775,7 @@ public final class Pipeline {
         }
         // An unsure command in clean audio needs the language model, which knows every word, to have heard
         // one of its words: the grammar fits "take a picture of the sunset" to "last tab" with confidence 0.8.
+        // A request ("could you go back") needs it however sure, and in noise too (`requestOpeners`).
         let request = literal.first.map(settings.requestOpeners.contains) ?? false
         if (result.confidence < settings.languageModelCheckBelow || result.rescored) && recognizer.segmentIsClean
             || request,
