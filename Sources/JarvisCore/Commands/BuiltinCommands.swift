@@ -23,6 +23,9 @@ extension CommandSet {
         "google maps": "https://maps.google.com/",
     ]
 
+    /// The words that, followed by "you", open any built-in command as a request ("can you scroll down").
+    public static let requestOpeners = ["can", "could"]
+
     /// The built-in commands of DESIGN.md's intent table.
     public static func builtin(sites: [String: String] = defaultSites) -> CommandSet {
         let s = SlotValue.string
@@ -35,7 +38,7 @@ extension CommandSet {
             "site": .list(sites.mapValues { s($0) }),
             "query": .freeText,
         ]
-        let polite = "[please | can you [please] | could you [please]]"
+        let polite = "[please | " + requestOpeners.map { "\($0) you [please]" }.joined(separator: " | ") + "]"
         // "next tab please": a command may end politely too (not a search: its query runs to the end).
         let politeEnd = "[please]"
         // `try!`: these literals are part of the program; a typo is a programming error caught by every test.

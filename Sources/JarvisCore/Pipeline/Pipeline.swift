@@ -106,12 +106,12 @@ public struct PipelineSettings: Sendable, Equatable {
     /// language model mishears real commands (it cost 5 points of babble intents), so noisy segments skip it.
     public var languageModelCheckBelow = 0.9
     /// Words many commands share, which prove nothing ("open the window" is not "open twitter").
-    public var carrierWords: Set<String> = ["please", "the", "a", "to", "go", "open", "me", "can", "could", "you"]
+    public var carrierWords = Set(["please", "the", "a", "to", "go", "open", "me", "you"] + CommandSet.requestOpeners)
     /// Words that open a command as a request ("can you scroll down"). Such a command sounds like a sentence
     /// ("could you open up youtube" for "good morning how are you"), so the language model's check applies to it
     /// however sure the grammar is, and in noise too: under babble the grammar hears "could you" in other
     /// people's talk.
-    public var requestOpeners: Set<String> = ["can", "could"]
+    public var requestOpeners = Set(CommandSet.requestOpeners)
     /// ...heard on its best path or on one of its next best (`RecognizerSettings.freeTextAlternatives`):
     /// espeak-ng's "open up gmail" was "oh the wheel" on the best path and "open up the wheel" on the next.
     public var languageModelCheckAlternatives = true
