@@ -79,6 +79,23 @@ final class CommandSetTests: XCTestCase {
         XCTAssertNil(intent("can you tell me a joke"))
     }
 
+    /// A request's opening words cost `requestCost` nats each in the commands' grammar; nothing else does.
+    func testRequestOpenersCostWhatTheGeneratorCharges() {
+        var generator = GrammarGenerator(commands: set)
+        func logProbabilities(_ word: String) -> Set<Double> {
+            Set(generator.commandsGraph().transitions.filter { $0.word == word }.map(\.logProbability))
+        }
+        XCTAssertEqual(logProbabilities("could"), [0])
+        generator.requestCost = 7
+        XCTAssertEqual(logProbabilities("could"), [-7])
+        XCTAssertEqual(logProbabilities("can"), [-7])
+        XCTAssertEqual(logProbabilities("scroll"), [0])
+        XCTAssertEqual(logProbabilities("you"), [0], "only the first word of a request is charged")
+        XCTAssertTrue(generator.commandsGraph().fsgText.contains(String(format: "%.6f can", exp(-7.0))))
+        XCTAssertEqual(GrammarGenerator(commands: set, settings: RecognizerSettings(), dictionary: nil).requestCost,
+                       RecognizerSettings().requestCost)
+    }
+
     func testSearchTakesTheRestAsQuery() {
         XCTAssertEqual(intent("search for pizza recipes")?.slots["query"], .string("pizza recipes"))
         XCTAssertEqual(intent("look up tomato soup")?.slots["query"], .string("tomato soup"))
@@ -175,6 +192,13 @@ final class CommandSetTests: XCTestCase {
         XCTAssertTrue(accepts(g, ["ph_w", "ph_ah", "ph_t"]))
         XCTAssertFalse(accepts(g, ["hey", "jarvis", "scroll", "down"]), "no second word of a command")
         XCTAssertFalse(g.words.contains("down"))
+        XCTAssertTrue(accepts(g, ["hey", "jarvis", "could"]), "a request's first word")
+        generator.firstWordsLeftOut = Set(CommandSet.requestOpeners)
+        let withoutRequests = generator.wakeGraph(wakeWords: ["hey", "jarvis"])
+        XCTAssertFalse(withoutRequests.words.contains("could"))
+        XCTAssertFalse(withoutRequests.words.contains("can"))
+        XCTAssertTrue(accepts(withoutRequests, ["hey", "jarvis", "scroll"]))
+        XCTAssertTrue(accepts(withoutRequests, ["hey", "jarvis", "ph_k", "ph_uh", "ph_d"]), "a request as speech")
     }
 
     /// The commands-only graph (which command best covers a command and the phones after it): exactly one

@@ -729,8 +729,9 @@ extension PipelineTests {
     /// "Can you …" and "could you …" before a command ask for it, and flite's voices are heard doing so. Such a
     /// command sounds like a sentence, so the language model must have heard one of its words other than the
     /// request's and the other carrier words (`PipelineSettings.requestOpeners`, `carrierWords`): the grammar
-    /// hears "good morning how are you" as "could you open up youtube", sure of it, and "thank you very much"
-    /// as "can you reload", where the language model heard "you".
+    /// hears "good morning how are you" as "could you open up youtube", sure of it, and, with no price on a
+    /// request's opening word (`RecognizerSettings.requestCost`), "thank you very much" as "can you reload",
+    /// where the language model heard "you".
     func testARequestIsACommandThatTheLanguageModelMustHear() throws {
         let flite = { (voice: String, text: String) in
             try self.synthesized("flite") { ["-voice", voice, "-t", text, "-o", $0] }
@@ -747,6 +748,8 @@ extension PipelineTests {
         XCTAssertEqual(intents(try run(samples: thanks)), [])
         var carriers = PipelineSettings()
         carriers.carrierWords.subtract(["can", "could", "you"])
+        XCTAssertEqual(intents(try run(samples: thanks, settings: carriers)), [], "the opener's price alone")
+        carriers.recognizer.requestCost = 0
         XCTAssertEqual(intents(try run(samples: thanks, settings: carriers)).map(\.name), ["navigate"])
     }
 

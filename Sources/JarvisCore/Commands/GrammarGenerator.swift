@@ -26,6 +26,14 @@ public struct GrammarGraph: Sendable, Equatable {
         transitions.append(Transition(from: from, to: to, word: word, logProbability: logProbability))
     }
 
+    /// Lowers the log-probability of each transition that emits one of `words` by `cost` (nats).
+    public mutating func charge(_ cost: Double, forEach words: Set<String>) {
+        transitions = transitions.map { t in
+            guard let word = t.word, words.contains(word) else { return t }
+            return Transition(from: t.from, to: t.to, word: word, logProbability: t.logProbability - cost)
+        }
+    }
+
     /// Every word the graph can emit.
     public var words: Set<String> { Set(transitions.compactMap(\.word)) }
 
@@ -266,6 +274,10 @@ public struct GrammarGenerator: Sendable {
     public var noWakeCost: Double
     /// Cost (nats, ≥ 0) of free speech (instead of a command) after the wake phrase.
     public var garbageCost: Double
+    /// Cost (nats, ≥ 0) of opening a command as a request (each word of `CommandSet.requestOpeners`): a request
+    /// is the rarer way to say a command, and without a price the grammar heard "can you" in the start of
+    /// other words and in other talkers' speech.
+    public var requestCost = 0.0
     /// The phones of the loops (default: all of `phones`).
     public var loopPhones: [String] = GrammarGenerator.phones
     /// Whether the commands are searched as one minimal deterministic graph (`GrammarGraph.minimized`) rather
@@ -275,6 +287,9 @@ public struct GrammarGenerator: Sendable {
     /// anchor the wake phrase's end for a decoder that only proposes wake candidates (the live one), with
     /// fewer words to keep active after each of its candidates.
     public var firstWordsOfCommands = false
+    /// First words that `firstWordsOfCommands` leaves out (a request's "can" and "could", which start no
+    /// command of their own).
+    public var firstWordsLeftOut: Set<String> = []
     /// Each grammar word's pronunciations (phones); when set, the commands and phrases offer a word said without the
     /// consonant that the word before it ended with (`GrammarGraph.joiningRepeatedConsonants`), and the
     /// dictionary needs `joinedEntries`.
@@ -373,6 +388,7 @@ public struct GrammarGenerator: Sendable {
                 g.add(emit(&g, p.elements, from: g.start), g.final, nil)
             }
         }
+        if requestCost != 0 { g.charge(requestCost, forEach: Set(CommandSet.requestOpeners)) }
         return minimize ? g.minimized() : g
     }
 
@@ -464,7 +480,9 @@ public struct GrammarGenerator: Sendable {
     /// Command or free speech from `from` to `end`.
     func addTail(_ g: inout GrammarGraph, from: Int, to end: Int) {
         if firstWordsOfCommands {
-            for word in commandsOnly().firstWords.sorted() { g.add(from, end, word) }
+            for word in commandsOnly().firstWords.subtracting(firstWordsLeftOut).sorted() {
+                g.add(from, end, word)
+            }
         } else {
             g.splice(commandsGraph(), from: from, to: end)
         }

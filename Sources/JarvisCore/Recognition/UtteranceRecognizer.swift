@@ -129,6 +129,7 @@ public final class UtteranceRecognizer {
         var plainGenerator = GrammarGenerator(commands: commands)
         plainGenerator.joinPronunciations = generator.joinPronunciations
         plainGenerator.openVowels = generator.openVowels
+        plainGenerator.requestCost = generator.requestCost
         self.plainGenerator = plainGenerator
         let dictPath = try dictionary.writeTemporary()
         defer { try? FileManager.default.removeItem(atPath: dictPath) }
@@ -157,6 +158,9 @@ public final class UtteranceRecognizer {
             var liveGenerator = generator
             liveGenerator.loopPhones = settings.liveLoopPhones
             liveGenerator.firstWordsOfCommands = settings.liveCommandFirstWords
+            if settings.liveFirstWordsLeaveOutRequests {
+                liveGenerator.firstWordsLeftOut = Set(CommandSet.requestOpeners)
+            }
             let liveGraph = liveGenerator.wakeGraph(wakeWords: wakeWords)
             let liveDecoder = try Self.liveDecoder(model: grammarModel, arguments: liveArgs,
                                                    subsetFor: settings.liveModelSubset ? liveGraph : nil,
