@@ -276,7 +276,7 @@ public struct GrammarGenerator: Sendable {
     public var garbageCost: Double
     /// Cost (nats, ≥ 0) of opening a command as a request (each word of `CommandSet.requestOpeners`): a request
     /// is the rarer way to say a command, and without a price the grammar heard "can you" in the start of
-    /// other words and in other talkers' speech.
+    /// other words and in other talkers' speech. A configured command of one's own with those words pays it too.
     public var requestCost = 0.0
     /// The phones of the loops (default: all of `phones`).
     public var loopPhones: [String] = GrammarGenerator.phones
@@ -287,8 +287,8 @@ public struct GrammarGenerator: Sendable {
     /// anchor the wake phrase's end for a decoder that only proposes wake candidates (the live one), with
     /// fewer words to keep active after each of its candidates.
     public var firstWordsOfCommands = false
-    /// First words that `firstWordsOfCommands` leaves out (a request's "can" and "could", which start no
-    /// command of their own).
+    /// First words that `firstWordsOfCommands` leaves out (a request's "can" and "could": they open the
+    /// built-in commands only as requests).
     public var firstWordsLeftOut: Set<String> = []
     /// Each grammar word's pronunciations (phones); when set, the commands and phrases offer a word said without the
     /// consonant that the word before it ended with (`GrammarGraph.joiningRepeatedConsonants`), and the
