@@ -191,10 +191,11 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// real-recording, non-command, voice, name, variant and other-voice tables; the noise set one command
     /// and one false wake fewer (cwhite15 89.6 → 88.7 % woken).
     public var liveCommandFirstWords = true
-    /// Whether those first words leave out a request's opening words (`CommandSet.requestOpeners`): "could"
-    /// after a name-like word gave the live search a way to hear "jarvis" in an audiobook's "john dashwood
-    /// could", while a request after the wake phrase still ends the name at "can"/"could" through the loop.
-    public var liveFirstWordsLeaveOutRequests = true
+    /// The words those first words leave out (`GrammarGenerator.firstWordsLeftOut`): a request's opening words
+    /// (`CommandSet.requestOpeners`). "could" after a name-like word gave the live search a way to hear "jarvis"
+    /// in an audiobook's "john dashwood could", while a request after the wake phrase still ends the name at
+    /// "can"/"could" through the phone loop. Empty: every command's first word.
+    public var liveFirstWordsLeftOut = Set(CommandSet.requestOpeners)
     /// The live decoder loads only the part of the acoustic model its grammar can use
     /// (`AcousticModelSubset`: the context-independent phones and the triphones of the grammar's words and loop
     /// phones), not a second copy of all of it. Measured: the dev stream's peak memory 90.4 → 87.3 MB with the

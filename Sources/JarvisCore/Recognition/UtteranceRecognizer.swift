@@ -158,9 +158,7 @@ public final class UtteranceRecognizer {
             var liveGenerator = generator
             liveGenerator.loopPhones = settings.liveLoopPhones
             liveGenerator.firstWordsOfCommands = settings.liveCommandFirstWords
-            if settings.liveFirstWordsLeaveOutRequests {
-                liveGenerator.firstWordsLeftOut = Set(CommandSet.requestOpeners)
-            }
+            liveGenerator.firstWordsLeftOut = settings.liveFirstWordsLeftOut
             let liveGraph = liveGenerator.wakeGraph(wakeWords: wakeWords)
             let liveDecoder = try Self.liveDecoder(model: grammarModel, arguments: liveArgs,
                                                    subsetFor: settings.liveModelSubset ? liveGraph : nil,
