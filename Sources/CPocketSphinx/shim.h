@@ -13,6 +13,22 @@
 #include <sphinxbase/ngram_model.h>
 #include <malloc.h>
 
+/* PocketSphinx's model-definition reader and writer (bin_mdef.h, not installed; exported by the library). */
+struct bin_mdef_s;
+struct bin_mdef_s *bin_mdef_read_text(cmd_ln_t *config, const char *filename);
+int bin_mdef_write(struct bin_mdef_s *m, const char *filename);
+int bin_mdef_free(struct bin_mdef_s *m);
+
+/// Reads the text model definition at `text_path` and writes it in PocketSphinx's binary format (which a
+/// decoder reads without parsing) to `binary_path`. Returns 0, or -1 when either fails.
+static inline int jarvis_mdef_text_to_binary(const char *text_path, const char *binary_path) {
+    struct bin_mdef_s *m = bin_mdef_read_text(NULL, text_path);
+    if (m == NULL) return -1;
+    int status = bin_mdef_write(m, binary_path);
+    bin_mdef_free(m);
+    return status < 0 ? -1 : 0;
+}
+
 /// Hands freed heap memory back to the system (glibc), after a large model is released.
 static inline void jarvis_release_free_memory(void) {
     malloc_trim(0);

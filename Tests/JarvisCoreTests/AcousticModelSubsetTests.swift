@@ -65,20 +65,10 @@ final class AcousticModelSubsetTests: XCTestCase {
     /// over the fixture's "hey jarvis, scroll down"; measured 1.3 %: senones no longer computed for contexts
     /// that are not in the subset change the per-frame normalisation a little).
     func testDecoderOverTheSubsetHearsTheSameAsOverTheWholeModel() throws {
-        let commands = CommandSet.builtin()
-        var generator = GrammarGenerator(commands: commands)
-        generator.loopPhones = GrammarGenerator.broadPhones
-        let graph = generator.wakeGraph(wakeWords: ["hey", "jarvis"])
-        var paths = model
-        let dictionary = try GrammarDictionary(vocabulary: commands.vocabulary.union(["hey", "jarvis"]),
-                                               from: model.dictionary)
-        paths.dictionary = try dictionary.writeTemporary()
-        defer { try? FileManager.default.removeItem(atPath: paths.dictionary) }
-        let words = Set(graph.transitions.compactMap(\.word))
-        let subset = try AcousticModelSubset(
-            modelFolder: model.acousticModel,
-            pronunciations: dictionary.entries.filter { words.contains(String($0.word.prefix { $0 != "(" })) }
-                .map { $0.phones.split(separator: " ").map(String.init) })
+        let fixture = try WakeGrammarFixture(model: model, loopPhones: GrammarGenerator.broadPhones)
+        defer { fixture.remove() }
+        let (graph, paths) = (fixture.graph, fixture.paths)
+        let subset = try AcousticModelSubset(modelFolder: model.acousticModel, pronunciations: fixture.pronunciations)
         XCTAssertLessThan(subset.triphoneCount, 40_000)
         let folder = try subset.writeTemporary()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -94,6 +84,61 @@ final class AcousticModelSubsetTests: XCTestCase {
         XCTAssertNotEqual(hypotheses[0].acousticScore, 0)
         XCTAssertEqual(Double(hypotheses[1].acousticScore), Double(hypotheses[0].acousticScore),
                        accuracy: 0.02 * Double(abs(hypotheses[0].acousticScore)))
+    }
+
+    /// The cached subset (`cachedFolder`): made once, in PocketSphinx's binary format, then found again for the
+    /// same pronunciations (not for others); a decoder over it hears exactly what one over the text subset
+    /// hears (the same path and scores: the binary file is the same definition); a damaged folder is made
+    /// again; the cache keeps the `cachedSubsets` most recently used.
+    func testCachedSubsetIsBinaryFoundAgainAndHearsTheSame() throws {
+        let cache = NSTemporaryDirectory() + "/jarvis-subset-cache-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let fixture = try WakeGrammarFixture(model: model)
+        defer { fixture.remove() }
+        let (graph, paths, pronunciations) = (fixture.graph, fixture.paths, fixture.pronunciations)
+
+        let cached = try XCTUnwrap(try AcousticModelSubset.cachedFolder(
+            modelFolder: model.acousticModel, pronunciations: pronunciations, cacheDirectory: cache))
+        XCTAssertTrue(AcousticModelSubset.isComplete(folder: cached))
+        let binary = try Data(contentsOf: URL(fileURLWithPath: cached + "/mdef"))
+        XCTAssertEqual(binary.prefix(4), Data("BMDF".utf8), "PocketSphinx's binary format, as the installed model's")
+        XCTAssertEqual(try AcousticModelSubset.cachedFolder(modelFolder: model.acousticModel,
+                                                            pronunciations: pronunciations.reversed(), cacheDirectory: cache),
+                       cached, "the same pronunciations in another order: the same folder")
+        let other = try XCTUnwrap(try AcousticModelSubset.cachedFolder(
+            modelFolder: model.acousticModel, pronunciations: [["HH", "EY"]], cacheDirectory: cache))
+        XCTAssertNotEqual(other, cached)
+
+        let text = try AcousticModelSubset(modelFolder: model.acousticModel, pronunciations: pronunciations)
+            .writeTemporary()
+        defer { try? FileManager.default.removeItem(atPath: text) }
+        let audio = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)[...]
+        var hypotheses: [Hypothesis] = []
+        for folder in [text, cached] {
+            let decoder = try PocketSphinxDecoder(model: paths, extraArguments: [
+                ("-cmn", "batch"), ("-mdef", folder + "/mdef"), ("-sendump", folder + "/sendump"),
+            ])
+            try decoder.addGraph(name: "wake", graph)
+            hypotheses.append(try XCTUnwrap(try decoder.decodeUtterance(audio, search: "wake")))
+        }
+        XCTAssertEqual(hypotheses[0].spokenWords.map(\.word).prefix(2), ["hey", "jarvis"])
+        XCTAssertEqual(hypotheses[1], hypotheses[0])
+
+        // A damaged definition is found and made again.
+        try Data("0.3\n".utf8).write(to: URL(fileURLWithPath: cached + "/mdef"))
+        XCTAssertFalse(AcousticModelSubset.isComplete(folder: cached))
+        XCTAssertEqual(try AcousticModelSubset.cachedFolder(modelFolder: model.acousticModel,
+                                                            pronunciations: pronunciations, cacheDirectory: cache), cached)
+        XCTAssertTrue(AcousticModelSubset.isComplete(folder: cached))
+
+        // Older subsets beyond `cachedSubsets` are removed, the most recently used kept.
+        for phone in ["AA", "AE", "AH", "AO", "AW"] {
+            _ = try AcousticModelSubset.cachedFolder(modelFolder: model.acousticModel, pronunciations: [["HH", phone]],
+                                                     cacheDirectory: cache)
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: cache).filter { $0.hasPrefix("am-") }
+        XCTAssertEqual(left.count, AcousticModelSubset.cachedSubsets)
+        XCTAssertFalse(left.contains((cached as NSString).lastPathComponent))
     }
 
     /// Files the subset cannot read are reported (the caller then loads the whole model), never a crash.
@@ -117,4 +162,31 @@ final class AcousticModelSubsetTests: XCTestCase {
         XCTAssertThrowsError(try AcousticModelSubset(modelFolder: folder, pronunciations: [["HH", "QQ"]]), "phone")
         XCTAssertNoThrow(try AcousticModelSubset(modelFolder: folder, pronunciations: word))
     }
+}
+
+/// The built-in commands' wake grammar for "hey jarvis" and a dictionary of its words written for a decoder
+/// (`paths.dictionary`; `remove()` deletes it): what the live decoder hears, for tests of the model's parts.
+struct WakeGrammarFixture {
+    let graph: GrammarGraph
+    let dictionary: GrammarDictionary
+    var paths: ModelPaths
+
+    init(model: ModelPaths, loopPhones: [String]? = nil) throws {
+        let commands = CommandSet.builtin()
+        var generator = GrammarGenerator(commands: commands)
+        if let loopPhones { generator.loopPhones = loopPhones }
+        graph = generator.wakeGraph(wakeWords: ["hey", "jarvis"])
+        dictionary = try GrammarDictionary(vocabulary: commands.vocabulary.union(["hey", "jarvis"]), from: model.dictionary)
+        paths = model
+        paths.dictionary = try dictionary.writeTemporary()
+    }
+
+    /// The phones of every pronunciation of the grammar's words.
+    var pronunciations: [[String]] {
+        let words = Set(graph.transitions.compactMap(\.word))
+        return dictionary.entries.filter { words.contains(String($0.word.prefix { $0 != "(" })) }
+            .map { $0.phones.split(separator: " ").map(String.init) }
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: paths.dictionary) }
 }

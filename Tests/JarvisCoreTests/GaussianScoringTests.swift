@@ -21,13 +21,9 @@ final class GaussianScoringTests: XCTestCase {
     /// each kernel: in checking mode every frame is scored by PocketSphinx's function as well, on a copy of the
     /// state, and the senone scores, best-Gaussian lists and active codebooks must be the same to the bit.
     func testEveryFrameScoresAsPocketSphinxScoresIt() throws {
-        let commands = CommandSet.builtin()
-        let graph = GrammarGenerator(commands: commands).wakeGraph(wakeWords: ["hey", "jarvis"])
-        var paths = model
-        let dictionary = try GrammarDictionary(vocabulary: commands.vocabulary.union(["hey", "jarvis"]),
-                                               from: model.dictionary)
-        paths.dictionary = try dictionary.writeTemporary()
-        defer { try? FileManager.default.removeItem(atPath: paths.dictionary) }
+        let fixture = try WakeGrammarFixture(model: model)
+        defer { fixture.remove() }
+        let (graph, paths) = (fixture.graph, fixture.paths)
         let audio = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)[...]
         let noisy = try readAll(fixtures.appendingPathComponent("noisy_page_down.wav").path)[...]
         GaussianScoring.setChecking(true)

@@ -1,3 +1,4 @@
+import CPocketSphinx
 import Foundation
 import Synchronization
 
@@ -107,10 +108,81 @@ public struct AcousticModelSubset: Sendable {
 
     private static let lastMade = Mutex<(modelFolder: String, pronunciations: [[String]], subset: AcousticModelSubset)?>(nil)
 
+    /// A folder holding the subset for these pronunciations, its definition in PocketSphinx's binary format:
+    /// from the cache (`PrunedLanguageModel`'s folders), made there first when missing. A decoder reads the
+    /// binary definition without parsing it; making the subset and parsing its text took about half of a
+    /// replay's start-up (measured below). Keyed by the model's files (path, size, modification time) and the
+    /// pronunciations; the folder is made under a temporary name and renamed, so processes making the same one
+    /// at once never see it partial. nil when no cache folder is writable (use `writeTemporary`).
+    public static func cachedFolder(modelFolder: String, pronunciations: [[String]],
+                                    cacheDirectory: String? = nil) throws(Unsupported) -> String? {
+        var key = "am-v1|\(modelFolder)"
+        for file in ["mdef", "sendump"] {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: modelFolder + "/" + file)
+            let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            key += "|\(size)|\(modified)"
+        }
+        key += "|" + Set(pronunciations.map { $0.joined(separator: " ") }).sorted().joined(separator: ",")
+        let name = "am-\(String(fnv1a(key.utf8), radix: 16))"
+        for directory in cacheDirectory.map({ [$0] }) ?? PrunedLanguageModel.defaultCacheDirectories() {
+            let target = directory + "/" + name
+            if isComplete(folder: target) {
+                utimes(target, nil)  // marks it used now, for `removeStale`
+                return target
+            }
+            guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil,
+                  FileManager.default.isWritableFile(atPath: directory) else { continue }
+            let subset = try shared(modelFolder: modelFolder, pronunciations: pronunciations)
+            guard let made = try? subset.writeTemporary(in: directory) else { continue }
+            defer { try? FileManager.default.removeItem(atPath: made) }
+            let text = made + "/mdef", binary = made + "/mdef.bin"
+            guard jarvis_mdef_text_to_binary(text, binary) == 0, rename(binary, text) == 0 else { continue }
+            try? FileManager.default.removeItem(atPath: target)  // a damaged one
+            if rename(made, target) != 0 && !isComplete(folder: target) { continue }
+            removeStale(in: directory)
+            return target
+        }
+        return nil
+    }
+
+    /// Whether `folder` holds a binary model definition and mixture weights.
+    static func isComplete(folder: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: folder + "/mdef") else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 4)) ?? Data()
+        let magic = head.count == 4 ? head.withUnsafeBytes { Int32(littleEndian: $0.loadUnaligned(as: Int32.self)) } : 0
+        let weights = (try? FileManager.default.attributesOfItem(atPath: folder + "/sendump"))?[.size] as? NSNumber
+        return magic == BinaryModelDefinition.magic && (weights?.intValue ?? 0) > 0
+    }
+
+    /// How many subsets the cache keeps (each command set and wake phrase makes its own, about 1.5 MB).
+    public static let cachedSubsets = 4
+
+    /// Removes all but the `cachedSubsets` most recently used subsets in `directory`, and folders an
+    /// interrupted run left there more than 10 minutes ago.
+    static func removeStale(in directory: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var subsets: [(path: String, used: Date)] = []
+        for name in names where name.hasPrefix("am-") || name.hasPrefix("jarvis-live-model-") {
+            let path = directory + "/" + name
+            guard let used = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            else { continue }
+            if name.hasPrefix("am-") {
+                subsets.append((path, used))
+            } else if used.timeIntervalSinceNow < -600 {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+        for stale in subsets.sorted(by: { $0.used > $1.used }).dropFirst(cachedSubsets) {
+            try? FileManager.default.removeItem(atPath: stale.path)
+        }
+    }
+
     /// Writes `mdef` and `sendump` into a new temporary folder and returns its path (the caller removes it
     /// once the decoder is made: the definition is read whole, the weights' mapping outlives the file).
-    public func writeTemporary() throws(DecoderError) -> String {
-        let folder = NSTemporaryDirectory() + "/jarvis-live-model-\(getpid())-\(UUID().uuidString)"
+    public func writeTemporary(in directory: String = NSTemporaryDirectory()) throws(DecoderError) -> String {
+        let folder = directory + "/jarvis-live-model-\(getpid())-\(UUID().uuidString)"
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try Data(modelDefinition.utf8).write(to: URL(fileURLWithPath: folder + "/mdef"))

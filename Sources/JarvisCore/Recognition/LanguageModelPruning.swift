@@ -158,7 +158,8 @@ public enum PrunedLanguageModel {
         }
     }
 
-    private static func defaultCacheDirectories() -> [String] {
+    /// The cache folders to try, in order: `$XDG_CACHE_HOME/jarvis`, `~/.cache/jarvis`, the temporary folder.
+    static func defaultCacheDirectories() -> [String] {
         let environment = ProcessInfo.processInfo.environment
         var result: [String] = []
         if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") { result.append(xdg + "/jarvis") }

@@ -95,6 +95,12 @@ public final class UtteranceRecognizer {
             .filter { !$0.word.contains(GrammarGraph.openVowelSuffix) && words.contains(PocketSphinxDecoder.baseWord($0.word)) }
             .map { $0.phones.split(separator: " ").map(String.init) }
         do {
+            if let folder = try AcousticModelSubset.cachedFolder(modelFolder: model.acousticModel,
+                                                                 pronunciations: pronunciations) {
+                return try PocketSphinxDecoder(model: model, extraArguments: arguments + [
+                    ("-mdef", folder + "/mdef"), ("-sendump", folder + "/sendump"),
+                ], fastGaussians: fast)
+            }
             let subset = try AcousticModelSubset.shared(modelFolder: model.acousticModel, pronunciations: pronunciations)
             let folder = try subset.writeTemporary()
             defer { try? FileManager.default.removeItem(atPath: folder) }
