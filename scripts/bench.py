@@ -12,6 +12,9 @@ Latencies come from `jarvis bench` (audio time from the end of the wake phrase /
 "own scoring" is jarvis with PocketSphinx's own Gaussian scoring (`--gaussians pocketsphinx`) instead of the
 SIMD scorer, which gives the same scores: the same events, to compare the CPU.
 
+Start-up: each program on 1 s of digital silence (--runs × 3 runs, median CPU): what every call pays before
+it hears anything (`jarvis replay` per file, a test, a pipe).
+
 --long also replays 60 minutes with the VAD off (continuous decoding, a restart every 55 s) and samples
 the process's resident memory as it goes.
 """
@@ -165,8 +168,25 @@ def main():
               f"{lat['intents']} | {ms(lat['wake_latency_median'])} | {ms(lat['intent_latency_median'])} |")
     print("\nkws = pocketsphinx_continuous -keyphrase \"hey jarvis\" -kws_threshold 1e-20 (Debian), same files, same run; "
           "own scoring = jarvis --gaussians pocketsphinx (PocketSphinx's Gaussian code, the same events).")
+    startup(args.bin, psc, args.dir, args.runs * 3)
     if args.long:
         long_replay(args.bin, args.dir, 60)
+
+
+def startup(binary, psc, folder, runs):
+    """Median CPU of each program on 1 s of digital silence (models loaded, nothing decoded)."""
+    silence = os.path.join(folder, "silence_1s.wav")
+    if not os.path.exists(silence):
+        sh("sox", "-n", "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", silence, "trim", "0", "1")
+    j = statistics.median(measure([binary, "replay", silence, "--json"])[1] for _ in range(runs))
+    print(f"\n## Start-up (1 s of silence, median of {runs} runs)\n")
+    print("| program | CPU s | ratio to kws |\n|---|---:|---:|")
+    if psc:
+        p = statistics.median(measure([psc, "-infile", silence, "-keyphrase", "hey jarvis", "-kws_threshold", "1e-20",
+                                       "-logfn", "/dev/null"])[1] for _ in range(runs))
+        print(f"| jarvis replay | {j:.3f} | {j / p:.2f} |\n| kws | {p:.3f} | 1.00 |")
+    else:
+        print(f"| jarvis replay | {j:.3f} | - |")
 
 
 if __name__ == "__main__":
