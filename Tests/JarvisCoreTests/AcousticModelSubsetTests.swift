@@ -1,3 +1,4 @@
+import Synchronization
 import XCTest
 @testable import JarvisCore
 
@@ -139,6 +140,26 @@ final class AcousticModelSubsetTests: XCTestCase {
         let left = try FileManager.default.contentsOfDirectory(atPath: cache).filter { $0.hasPrefix("am-") }
         XCTAssertEqual(left.count, AcousticModelSubset.cachedSubsets)
         XCTAssertFalse(left.contains((cached as NSString).lastPathComponent))
+    }
+
+    /// Processes (here threads) making the same subset at once all get the one complete folder: each makes its
+    /// own under a temporary name, the first rename wins and the others take it.
+    func testSubsetMadeByManyAtOnceEndsAsOneFolder() throws {
+        let cache = NSTemporaryDirectory() + "/jarvis-subset-race-test-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let results = Mutex<[String?]>([])
+        let modelFolder = model.acousticModel
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let folder = try? AcousticModelSubset.cachedFolder(modelFolder: modelFolder,
+                                                               pronunciations: [["HH", "EY"]], cacheDirectory: cache)
+            results.withLock { $0.append(folder) }
+        }
+        let folders = results.withLock { $0 }
+        XCTAssertEqual(folders.count, 4)
+        XCTAssertEqual(Set(folders).count, 1, "\(folders)")
+        let folder = try XCTUnwrap(folders.first ?? nil)
+        XCTAssertTrue(AcousticModelSubset.isComplete(folder: folder))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache), [(folder as NSString).lastPathComponent])
     }
 
     /// Files the subset cannot read are reported (the caller then loads the whole model), never a crash.

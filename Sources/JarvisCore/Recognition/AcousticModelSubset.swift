@@ -138,7 +138,11 @@ public struct AcousticModelSubset: Sendable {
             defer { try? FileManager.default.removeItem(atPath: made) }
             let text = made + "/mdef", binary = made + "/mdef.bin"
             guard jarvis_mdef_text_to_binary(text, binary) == 0, rename(binary, text) == 0 else { continue }
-            try? FileManager.default.removeItem(atPath: target)  // a damaged one
+            if FileManager.default.fileExists(atPath: target) && !isComplete(folder: target) {
+                // A damaged one, moved aside first (`removeStale` deletes it): another process may be making it.
+                _ = rename(target, directory + "/jarvis-live-model-damaged-\(UUID().uuidString)")
+            }
+            // When another process made it meanwhile, the rename fails and theirs is taken.
             if rename(made, target) != 0 && !isComplete(folder: target) { continue }
             removeStale(in: directory)
             return target
