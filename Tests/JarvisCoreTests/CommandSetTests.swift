@@ -213,6 +213,35 @@ final class CommandSetTests: XCTestCase {
         XCTAssertFalse(accepts(g, ["hey", "jarvis", "scroll", "down"]))
     }
 
+    /// Without free text (`commandsGraph(withFreeText: false)`, what a command with a too-short query is weighed
+    /// against): every command but the searches, and no phone loop at all.
+    func testCommandsGraphWithoutFreeText() {
+        let all = GrammarGenerator(commands: set).commandsGraph()
+        let fixed = GrammarGenerator(commands: set).commandsGraph(withFreeText: false)
+        XCTAssertTrue(accepts(all, ["search", "for", "ph_d", "ph_ao"]))
+        XCTAssertFalse(accepts(fixed, ["search", "for", "ph_d", "ph_ao"]))
+        XCTAssertFalse(accepts(fixed, ["look", "up", "ph_d"]))
+        XCTAssertTrue(accepts(fixed, ["right", "click"]))
+        XCTAssertTrue(accepts(fixed, ["go", "to", "google"]), "a site's name is a list slot, not free text")
+        XCTAssertFalse(fixed.transitions.contains { $0.word.map(GrammarGenerator.isPhoneWord) ?? false })
+        let phrasings = everyPhrasing()
+        XCTAssertGreaterThan(phrasings.filter { !$0.contains("ph_d") }.count, 100)
+        for phrase in phrasings where !phrase.contains("ph_d") {
+            XCTAssertTrue(accepts(fixed, phrase), "every phrasing without free text is kept: \(phrase)")
+        }
+    }
+
+    /// The words that open a command with free text (`freeTextLead`): "search for" and "look up" do, a whole
+    /// command or half a lead does not.
+    func testFreeTextLead() throws {
+        XCTAssertEqual(set.freeTextLead(["search", "for"])?.name, "search")
+        XCTAssertEqual(set.freeTextLead(["look", "up"])?.name, "search")
+        XCTAssertNil(set.freeTextLead(["scroll", "down"]))
+        XCTAssertNil(set.freeTextLead(["right", "click"]))
+        let clicks = CommandSet(slots: [:], commands: [try CommandDefinition(intent: "click", patterns: ["click"])])
+        XCTAssertNil(clicks.freeTextLead(["click"]), "a set without free text")
+    }
+
     /// Every phrasing of every pattern (`ConfigCheck.expansions`), free text as two phones.
     func everyPhrasing() -> [[String]] {
         set.commands.flatMap { command in

@@ -103,6 +103,14 @@ public struct CommandSet: Sendable {
         Set(slots.compactMap { $0.value == .freeText ? $0.key : nil })
     }
 
+    /// The command with free text that `words` open ("search for", "look up"): `words` with a word of free
+    /// text after them parsed; nil when they open none.
+    public func freeTextLead(_ words: [String]) -> Intent? {
+        guard !freeTextSlots.isEmpty, let intent = parse(words + ["something"]),
+              freeTextSlots.contains(where: { intent.slots[$0] != nil }) else { return nil }
+        return intent
+    }
+
     /// The commands one word away from `words` that mean something else: `words` with one of them replaced by
     /// a word of `vocabulary` (by default `self.vocabulary`, sorted), each parsing to another intent or other
     /// slots ("next tab" and "close tab" for "new tab"). Free text is the language model's to hear: a command

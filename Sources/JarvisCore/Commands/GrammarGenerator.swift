@@ -374,17 +374,28 @@ public struct GrammarGenerator: Sendable {
     /// With `joinPronunciations`, the joined words within a command ("scroll left_joined"), not between the wake
     /// phrase and the command: "hey jarvis, scroll …" joined as "jarvi‿scroll" took 3 babble10 and 1 white15
     /// command of the dev set (a wake phrase that ended early) and gained none, even without the pause.
-    public func commandsGraph() -> GrammarGraph {
-        joined(withOpenVowels(commandsOnly()))
+    public func commandsGraph(withFreeText: Bool = true) -> GrammarGraph {
+        joined(withOpenVowels(commandsOnly(withFreeText: withFreeText)))
     }
 
     /// `commandsGraph` before the joined words.
-    func commandsOnly() -> GrammarGraph {
+    func commandsOnly(withFreeText: Bool = true) -> GrammarGraph {
         var g = GrammarGraph()
         g.start = g.newState()
         g.final = g.newState()
+        let free = Set(commands.freeTextSlots)
+        func mentionsFreeText(_ elements: [PatternElement]) -> Bool {
+            elements.contains { e in
+                switch e {
+                case .word: return false
+                case .optional(let inner): return mentionsFreeText(inner)
+                case .choice(let alternatives): return alternatives.contains(where: mentionsFreeText)
+                case .slot(let name): return free.contains(name)
+                }
+            }
+        }
         for c in commands.commands {
-            for p in c.patterns {
+            for p in c.patterns where withFreeText || !mentionsFreeText(p.elements) {
                 g.add(emit(&g, p.elements, from: g.start), g.final, nil)
             }
         }

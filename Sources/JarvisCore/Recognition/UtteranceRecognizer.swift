@@ -83,6 +83,7 @@ public final class UtteranceRecognizer {
     private var denoiser: SpectralDenoiser?
     /// Whether the grammar decoder holds the commands-only search (`commandCovering`; added on first use).
     private var hasCommandsSearch = false
+    private var hasFixedCommandsSearch = false
     static let samplesPerFrame = AudioFormat.sampleRate / PocketSphinxDecoder.framesPerSecond
     /// The live decoder; with `graph`, over the part of the acoustic model that graph's words can use
     /// (`AcousticModelSubset`), or the whole model when that part cannot be made or loaded.
@@ -844,14 +845,20 @@ public final class UtteranceRecognizer {
 
     /// A command followed by a few phones (espeak-ng's "scroll down" heard as "scroll up" + "aa uw") may be
     /// another command that covers them: the commands-only grammar over the command and its phones, taken
-    /// when its words verify better over that span than the heard command's. nil: keep what was heard.
+    /// when its words verify better over that span than the heard command's. A command with free text whose
+    /// free text is a phone or two (`RecognizerSettings.shortFreeTextPhones`) is weighed the same way against the
+    /// commands without free text, by `shortFreeTextMargin`. nil: keep what was heard.
     private func commandCovering(_ trailing: ArraySlice<RecognizedWord>,
                                  after literal: [RecognizedWord]) throws(DecoderError) -> [RecognizedWord]? {
         guard settings.rescoreTrailingPhones, let start = literal.first, let end = trailing.last,
               trailing.count <= settings.rescoreMaxPhones else { return nil }
-        // Only a complete command without free text: the phones after "search for" are its query.
-        guard let intent = commands.parse(literal.map(\.word)),
-              commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) else { return nil }
+        // A complete command without free text; or a command with free text whose free text is too short to be
+        // any (`shortFreeTextPhones`: "search for" and one phone), weighed against the commands without free text.
+        let words = literal.map(\.word)
+        let shortFreeText = settings.shortFreeTextPhones.map { trailing.count <= $0 } ?? false
+        guard let intent = commands.parse(words) ?? (shortFreeText ? commands.freeTextLead(words) : nil) else { return nil }
+        let hasFreeText = commands.freeTextSlots.contains { intent.slots[$0] != nil }
+        guard !hasFreeText || shortFreeText else { return nil }
         let sf = start.startFrame, ef = end.endFrame
         let (from, to) = samples(fromFrame: sf, toFrame: ef)
         guard to - from >= Self.samplesPerFrame * 10 else { return nil }
@@ -859,17 +866,22 @@ public final class UtteranceRecognizer {
             try decoder.addGraph(name: "commands", plainGenerator.commandsGraph())
             hasCommandsSearch = true
         }
-        guard let hyp = try decoder.decodeUtterance(commandAudio[from..<to], search: "commands") else { return nil }
-        let words = hyp.spokenWords
-            .map { RecognizedWord(word: $0.word, startFrame: $0.startFrame + sf, endFrame: $0.endFrame + sf) }
-        guard !words.isEmpty, !words.contains(where: { GrammarGenerator.isPhoneWord($0.word) }),
-              words.map(\.word) != literal.map(\.word) else { return nil }
-        let heard = try verify(literal.map(\.word), fromFrame: sf, toFrame: ef)
-        let other = try verify(words.map(\.word), fromFrame: sf, toFrame: ef)
-        if Self.tracing {
-            FileHandle.standardError.write(Data("trailing phones: \(literal.map(\.word)) \(heard) against \(words.map(\.word)) \(other) over the span\n".utf8))
+        let search = hasFreeText ? "fixed-commands" : "commands"
+        if hasFreeText && !hasFixedCommandsSearch {
+            try decoder.addGraph(name: search, plainGenerator.commandsGraph(withFreeText: false))
+            hasFixedCommandsSearch = true
         }
-        return other > heard + settings.rescoreMargin ? words : nil
+        guard let hyp = try decoder.decodeUtterance(commandAudio[from..<to], search: search) else { return nil }
+        let covering = hyp.spokenWords
+            .map { RecognizedWord(word: $0.word, startFrame: $0.startFrame + sf, endFrame: $0.endFrame + sf) }
+        guard !covering.isEmpty, !covering.contains(where: { GrammarGenerator.isPhoneWord($0.word) }),
+              covering.map(\.word) != words else { return nil }
+        let heard = try verify(words, fromFrame: sf, toFrame: ef)
+        let other = try verify(covering.map(\.word), fromFrame: sf, toFrame: ef)
+        if Self.tracing {
+            FileHandle.standardError.write(Data("trailing phones: \(words) \(heard) against \(covering.map(\.word)) \(other) over the span\n".utf8))
+        }
+        return other > heard + (hasFreeText ? settings.shortFreeTextMargin : settings.rescoreMargin) ? covering : nil
     }
 
     /// The command one word away from `literal` ("next tab" for "new tab", "click" for "forward") that the audio
