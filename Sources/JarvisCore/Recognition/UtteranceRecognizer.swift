@@ -83,6 +83,8 @@ public final class UtteranceRecognizer {
     private var denoiser: SpectralDenoiser?
     /// Whether the grammar decoder holds the commands-only search (`commandCovering`; added on first use).
     private var hasCommandsSearch = false
+    /// Whether it holds the search of the commands without free text (`commandCovering` after a free-text
+    /// command with a too-short query; added on first use).
     private var hasFixedCommandsSearch = false
     static let samplesPerFrame = AudioFormat.sampleRate / PocketSphinxDecoder.framesPerSecond
     /// The live decoder; with `graph`, over the part of the acoustic model that graph's words can use
@@ -862,14 +864,13 @@ public final class UtteranceRecognizer {
         let sf = start.startFrame, ef = end.endFrame
         let (from, to) = samples(fromFrame: sf, toFrame: ef)
         guard to - from >= Self.samplesPerFrame * 10 else { return nil }
-        if !hasCommandsSearch {
-            try decoder.addGraph(name: "commands", plainGenerator.commandsGraph())
-            hasCommandsSearch = true
-        }
         let search = hasFreeText ? "fixed-commands" : "commands"
         if hasFreeText && !hasFixedCommandsSearch {
             try decoder.addGraph(name: search, plainGenerator.commandsGraph(withFreeText: false))
             hasFixedCommandsSearch = true
+        } else if !hasFreeText && !hasCommandsSearch {
+            try decoder.addGraph(name: search, plainGenerator.commandsGraph())
+            hasCommandsSearch = true
         }
         guard let hyp = try decoder.decodeUtterance(commandAudio[from..<to], search: search) else { return nil }
         let covering = hyp.spokenWords
