@@ -383,19 +383,9 @@ public struct GrammarGenerator: Sendable {
         var g = GrammarGraph()
         g.start = g.newState()
         g.final = g.newState()
-        let free = Set(commands.freeTextSlots)
-        func mentionsFreeText(_ elements: [PatternElement]) -> Bool {
-            elements.contains { e in
-                switch e {
-                case .word: return false
-                case .optional(let inner): return mentionsFreeText(inner)
-                case .choice(let alternatives): return alternatives.contains(where: mentionsFreeText)
-                case .slot(let name): return free.contains(name)
-                }
-            }
-        }
+        let free = commands.freeTextSlots
         for c in commands.commands {
-            for p in c.patterns where withFreeText || !mentionsFreeText(p.elements) {
+            for p in c.patterns where withFreeText || p.slotNames.isDisjoint(with: free) {
                 g.add(emit(&g, p.elements, from: g.start), g.final, nil)
             }
         }

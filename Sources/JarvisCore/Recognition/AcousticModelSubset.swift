@@ -117,12 +117,7 @@ public struct AcousticModelSubset: Sendable {
     public static func cachedFolder(modelFolder: String, pronunciations: [[String]],
                                     cacheDirectory: String? = nil) throws(Unsupported) -> String? {
         var key = "am-v1|\(modelFolder)"
-        for file in ["mdef", "sendump"] {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: modelFolder + "/" + file)
-            let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-            let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-            key += "|\(size)|\(modified)"
-        }
+        for file in ["mdef", "sendump"] { key += "|" + PrunedLanguageModel.fileStamp(modelFolder + "/" + file) }
         key += "|" + Set(pronunciations.map { $0.joined(separator: " ") }).sorted().joined(separator: ",")
         let name = "am-\(String(fnv1a(key.utf8), radix: 16))"
         for directory in cacheDirectory.map({ [$0] }) ?? PrunedLanguageModel.defaultCacheDirectories() {
@@ -166,21 +161,8 @@ public struct AcousticModelSubset: Sendable {
     /// Removes all but the `cachedSubsets` most recently used subsets in `directory`, and folders an
     /// interrupted run left there more than 10 minutes ago.
     static func removeStale(in directory: String) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        var subsets: [(path: String, used: Date)] = []
-        for name in names where name.hasPrefix("am-") || name.hasPrefix("jarvis-live-model-") {
-            let path = directory + "/" + name
-            guard let used = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-            else { continue }
-            if name.hasPrefix("am-") {
-                subsets.append((path, used))
-            } else if used.timeIntervalSinceNow < -600 {
-                try? FileManager.default.removeItem(atPath: path)
-            }
-        }
-        for stale in subsets.sorted(by: { $0.used > $1.used }).dropFirst(cachedSubsets) {
-            try? FileManager.default.removeItem(atPath: stale.path)
-        }
+        PrunedLanguageModel.removeStaleEntries(in: directory, keeping: cachedSubsets, isEntry: { $0.hasPrefix("am-") },
+                                               isLeftover: { $0.hasPrefix("jarvis-live-model-") })
     }
 
     /// Writes `mdef` and `sendump` into a new temporary folder and returns its path (the caller removes it

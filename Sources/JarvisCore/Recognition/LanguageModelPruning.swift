@@ -89,10 +89,7 @@ public enum PrunedLanguageModel {
     /// missing. Making it reads the whole source model (for Debian's en-us model about 1 s, once).
     public static func path(source: String, pruning: LanguageModelPruning,
                             cacheDirectory: String? = nil) throws(DecoderError) -> String {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: source)
-        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
-        let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        let key = "v1|\(source)|\(size)|\(modified)|\(pruning.vocabularySize)|\(pruning.maxNGrams ?? [])|"
+        let key = "v1|\(source)|\(fileStamp(source))|\(pruning.vocabularySize)|\(pruning.maxNGrams ?? [])|"
             + pruning.keeping.sorted().joined(separator: " ")
         let name = "lm-\(String(fnv1a(key.utf8), radix: 16)).lm.bin"
         let directories = cacheDirectory.map { [$0] } ?? defaultCacheDirectories()
@@ -141,21 +138,38 @@ public enum PrunedLanguageModel {
     /// Removes all but the `cachedModels` most recently used models in `directory`, and temporary files an
     /// interrupted run left there more than 10 minutes ago.
     static func removeStale(in directory: String) {
+        removeStaleEntries(in: directory, keeping: cachedModels, isEntry: { $0.hasPrefix("lm-") && $0.hasSuffix(".lm.bin") },
+                           isLeftover: { $0.hasPrefix("lm-") && $0.hasSuffix(".tmp") })
+    }
+
+    /// Removes all but the `keeping` most recently used entries (`isEntry`, by modification time) in `directory`,
+    /// and leftovers (`isLeftover`: an interrupted run's temporary files) older than 10 minutes.
+    static func removeStaleEntries(in directory: String, keeping: Int, isEntry: (String) -> Bool,
+                                   isLeftover: (String) -> Bool) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        var models: [(path: String, used: Date)] = []
-        for name in names where name.hasPrefix("lm-") {
+        var entries: [(path: String, used: Date)] = []
+        for name in names where isEntry(name) || isLeftover(name) {
             let path = directory + "/" + name
             guard let used = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
             else { continue }
-            if name.hasSuffix(".lm.bin") {
-                models.append((path, used))
-            } else if name.hasSuffix(".tmp"), used.timeIntervalSinceNow < -600 {
+            if isEntry(name) {
+                entries.append((path, used))
+            } else if used.timeIntervalSinceNow < -600 {
                 try? FileManager.default.removeItem(atPath: path)
             }
         }
-        for stale in models.sorted(by: { $0.used > $1.used }).dropFirst(cachedModels) {
+        for stale in entries.sorted(by: { $0.used > $1.used }).dropFirst(keeping) {
             try? FileManager.default.removeItem(atPath: stale.path)
         }
+    }
+
+    /// "size|modification time" of the file at `path` (zeros when missing): part of a cache key, so that a
+    /// reinstalled model makes a new entry.
+    static func fileStamp(_ path: String) -> String {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
+        let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        return "\(size)|\(modified)"
     }
 
     /// The cache folders to try, in order: `$XDG_CACHE_HOME/jarvis`, `~/.cache/jarvis`, the temporary folder.

@@ -81,11 +81,8 @@ public final class UtteranceRecognizer {
     var liveCandidatesVerified: Int { checkedCandidates.count }
     private var earlyWake: UtteranceResult.WakeSpan?
     private var denoiser: SpectralDenoiser?
-    /// Whether the grammar decoder holds the commands-only search (`commandCovering`; added on first use).
-    private var hasCommandsSearch = false
-    /// Whether it holds the search of the commands without free text (`commandCovering` after a free-text
-    /// command with a too-short query; added on first use).
-    private var hasFixedCommandsSearch = false
+    /// The commands-only searches the grammar decoder holds (`commandCovering`; each added on first use).
+    private var commandsSearches: Set<String> = []
     static let samplesPerFrame = AudioFormat.sampleRate / PocketSphinxDecoder.framesPerSecond
     /// The live decoder; with `graph`, over the part of the acoustic model that graph's words can use
     /// (`AcousticModelSubset`), or the whole model when that part cannot be made or loaded.
@@ -864,13 +861,11 @@ public final class UtteranceRecognizer {
         let sf = start.startFrame, ef = end.endFrame
         let (from, to) = samples(fromFrame: sf, toFrame: ef)
         guard to - from >= Self.samplesPerFrame * 10 else { return nil }
+        // After free text too short to be any, the commands without free text.
         let search = hasFreeText ? "fixed-commands" : "commands"
-        if hasFreeText && !hasFixedCommandsSearch {
-            try decoder.addGraph(name: search, plainGenerator.commandsGraph(withFreeText: false))
-            hasFixedCommandsSearch = true
-        } else if !hasFreeText && !hasCommandsSearch {
-            try decoder.addGraph(name: search, plainGenerator.commandsGraph())
-            hasCommandsSearch = true
+        if !commandsSearches.contains(search) {
+            try decoder.addGraph(name: search, plainGenerator.commandsGraph(withFreeText: !hasFreeText))
+            commandsSearches.insert(search)
         }
         guard let hyp = try decoder.decodeUtterance(commandAudio[from..<to], search: search) else { return nil }
         let covering = hyp.spokenWords
