@@ -101,6 +101,7 @@ single no_wake             "please scroll down the page and click the button"
 single not_a_command       "hey jarvis, what a lovely day it is"
 EXT=flac single custom_volume "hey jarvis, set the volume to seven"
 EXT=flac single click_in_sentence "hey jarvis, click on the little blue button and then we all went home for dinner"
+EXT=flac single can_you_open_a_new_tab "hey jarvis, can you open a new tab"
 VOICE=kal16 EXT=flac single set_timer "hey jarvis, set a timer for ten minutes"   # the grammar hears "search for"
 EXT=flac single tell_me_a_joke "hey jarvis, tell me a joke"   # the grammar hears "show me gmail"
 EXT=flac single asked_jarvis "i asked jarvis to open a new tab"   # the grammar fits "hey" into the end of "asked"
@@ -124,9 +125,9 @@ mix_with_noise "$TMP/pgup.track.wav" "$OUT/noisy_page_up.wav" "$PAD_NOISE"
 printf '%s\t%s\t%s\t%s\n' "noisy_page_up.wav" "$(secs "$(to_samples "$PAD")")" \
   "$(secs $(( $(to_samples "$PAD") + pgup_n )))" "(espeak-ng, white noise vol 0.058 over it) hey jarvis, page up" >>"$TIMINGS"
 
-# search_cars_then_tv.wav: a search, and another, quieter voice (awb, peak 15 dB under the talker's) that
+# search_cars_then_tv.flac: a search, and another, quieter voice (awb, peak 15 dB under the talker's) that
 # starts 0.15 s before the talker's last word ends, like a TV behind them.
-echo "== search_cars_then_tv.wav"
+echo "== search_cars_then_tv.flac"
 tts cars "hey jarvis, search for used cars"
 VOICE=awb tts tv "and then we went home"
 "${SOX[@]}" "$TMP/tv.wav" "$TMP/tv.quiet.wav" gain -15
@@ -135,11 +136,12 @@ tv_at=$((cars_n - $(to_samples 0.15)))
 "${SOX[@]}" "$TMP/tv.quiet.wav" "$TMP/tv.track.wav" pad "${tv_at}s"
 "${SOX[@]}" -m -v 1 "$TMP/cars.wav" -v 1 "$TMP/tv.track.wav" "${FMT[@]}" "$TMP/cars_tv.wav"
 "${SOX[@]}" "$TMP/cars_tv.wav" "$TMP/cars_tv.track.wav" pad "$PAD" "$PAD"
-mix_with_noise "$TMP/cars_tv.track.wav" "$OUT/search_cars_then_tv.wav" "$PAD_NOISE"
+mix_with_noise "$TMP/cars_tv.track.wav" "$TMP/cars_tv.mixed.wav" "$PAD_NOISE"
+"${SOX[@]}" "$TMP/cars_tv.mixed.wav" -C 8 "$OUT/search_cars_then_tv.flac"
 tv_n=$(samples "$TMP/tv.wav")
-printf '%s\t%s\t%s\t%s\n' "search_cars_then_tv.wav" "$(secs "$(to_samples "$PAD")")" \
+printf '%s\t%s\t%s\t%s\n' "search_cars_then_tv.flac" "$(secs "$(to_samples "$PAD")")" \
   "$(secs $(( $(to_samples "$PAD") + cars_n )))" "hey jarvis, search for used cars" >>"$TIMINGS"
-printf '%s\t%s\t%s\t%s\n' "search_cars_then_tv.wav" "$(secs $(( $(to_samples "$PAD") + tv_at )))" \
+printf '%s\t%s\t%s\t%s\n' "search_cars_then_tv.flac" "$(secs $(( $(to_samples "$PAD") + tv_at )))" \
   "$(secs $(( $(to_samples "$PAD") + tv_at + tv_n )))" "(awb, -15 dB) and then we went home" >>"$TIMINGS"
 
 # session.wav: three commands separated by SESSION_GAP s of quiet noise.
@@ -246,9 +248,9 @@ echo
 echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.flac no_wake.wav session.wav
-  not_a_command.wav custom_volume.flac click_in_sentence.flac set_timer.flac tell_me_a_joke.flac
+  not_a_command.wav custom_volume.flac click_in_sentence.flac can_you_open_a_new_tab.flac set_timer.flac tell_me_a_joke.flac
   asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
-  search_cars_then_tv.wav espeak_click.flac espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
+  search_cars_then_tv.flac espeak_click.flac espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
   espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac espeak_search_football_babble.flac restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac

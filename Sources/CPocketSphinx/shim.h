@@ -83,29 +83,40 @@ static inline void jarvis_lm_apply_config_weights(ps_decoder_t *ps, ngram_model_
     ngram_model_apply_weights(model, (float32)cmd_ln_float_r(config, "-lw"), (float32)cmd_ln_float_r(config, "-wip"));
 }
 
-/// Adds search `name` over an interpolation of the language model `base` and the one at `extra_path` (the
-/// latter with weight `extra_weight`, 0–1), switched to the base model alone (`jarvis_lm_mix`). The set takes its
-/// own reference to `base`. Returns the model set, of which the caller owns one reference (ngram_model_free), or
-/// NULL on failure.
+/// Adds search `name` over an interpolation of the language model `base` and the `n_extra` (1 or 2) models at
+/// `extra_paths`, at first on the base model alone; `jarvis_lm_mix` switches between the base alone and the
+/// base interpolated with one extra model (that one with weight `extra_weight`, 0–1, the others with none). The
+/// set takes its own reference to `base`. Returns the model set, of which the caller owns one reference
+/// (ngram_model_free), or NULL on failure.
 static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char *name, ngram_model_t *base,
-                                                    const char *extra_path, float extra_weight) {
-    ngram_model_t *extra = ngram_model_read(ps_get_config(ps), extra_path, NGRAM_AUTO, ps_get_logmath(ps));
-    if (extra == NULL) return NULL;
-    ngram_model_t *models[2] = {base, extra};
-    char *names[2] = {"base", "extra"};
-    float32 weights[2] = {1.0f - extra_weight, extra_weight};
-    ngram_model_t *set = ngram_model_set_init(ps_get_config(ps), models, names, weights, 2);
-    ngram_model_free(extra);  /* the set holds its own references */
+                                                    const char *const *extra_paths, int n_extra, float extra_weight) {
+    if (n_extra < 1 || n_extra > 2) return NULL;
+    ngram_model_t *models[3] = {base, NULL, NULL};
+    char *names[3] = {"base", "extra1", "extra2"};
+    float32 weights[3] = {1.0f - extra_weight, extra_weight, 0.0f};
+    for (int i = 0; i < n_extra; ++i) {
+        models[i + 1] = ngram_model_read(ps_get_config(ps), extra_paths[i], NGRAM_AUTO, ps_get_logmath(ps));
+        if (models[i + 1] == NULL) {
+            for (int j = 1; j <= i; ++j) ngram_model_free(models[j]);
+            return NULL;
+        }
+    }
+    if (n_extra == 2) { weights[1] = extra_weight / 2; weights[2] = extra_weight / 2; }
+    ngram_model_t *set = ngram_model_set_init(ps_get_config(ps), models, names, weights, n_extra + 1);
+    for (int i = 1; i <= n_extra; ++i) ngram_model_free(models[i]);  /* the set holds its own references */
     if (set == NULL) return NULL;
     ngram_model_set_select(set, "base");
     if (ps_set_lm(ps, name, set) < 0) { ngram_model_free(set); return NULL; }
     return set;
 }
 
-/// Switches a set made by jarvis_ps_set_mixed_lm between its base model alone (mix 0) and the interpolation.
-static inline void jarvis_lm_mix(ngram_model_t *set, int mix) {
-    if (mix) ngram_model_set_interp(set, NULL, NULL);
-    else ngram_model_set_select(set, "base");
+/// Switches a set made by jarvis_ps_set_mixed_lm to its base model alone (`extra` 0) or to the base
+/// interpolated with extra model `extra` (1 or 2) at `extra_weight`, the other extra model silent.
+static inline void jarvis_lm_mix(ngram_model_t *set, int extra, float extra_weight) {
+    if (extra <= 0 || extra > ngram_model_set_count(set) - 1) { ngram_model_set_select(set, "base"); return; }
+    const char *names[3] = {"base", "extra1", "extra2"};
+    float32 weights[3] = {1.0f - extra_weight, extra == 1 ? extra_weight : 0.0f, extra == 2 ? extra_weight : 0.0f};
+    ngram_model_set_interp(set, names, weights);
 }
 
 /// Length of the decoder's cepstral vectors (13 for en-us).

@@ -499,3 +499,50 @@ final class CommandLeadModelTests: XCTestCase {
         XCTAssertTrue(CommandLeadModel(commands: set).isEmpty)
     }
 }
+
+final class CommandPhraseModelTests: XCTestCase {
+    func testSuccessorsAreTheGrammarsWordPairs() throws {
+        let set = CommandSet(slots: ["direction": .list(["up": .string("up"), "down": .string("down")])], commands: [
+            try CommandDefinition(intent: "scroll", patterns: ["[please] scroll <direction>"]),
+            try CommandDefinition(intent: "navigate", patterns: ["refresh [the page]"]),
+        ])
+        let graph = GrammarGenerator(commands: set).commandsOnly(withFreeText: false)
+        let next = graph.wordSuccessors
+        XCTAssertEqual(next["<s>"], ["please", "scroll", "refresh"])
+        XCTAssertEqual(next["please"], ["scroll"])
+        XCTAssertEqual(next["scroll"], ["up", "down"])
+        XCTAssertEqual(next["up"], ["</s>"])
+        XCTAssertEqual(next["refresh"], ["the", "</s>"])
+        XCTAssertEqual(next["page"], ["</s>"])
+        // The wake phrase, or its name alone, may come first.
+        let model = CommandPhraseModel(graph: graph, wakeWords: ["hey", "jarvis"])
+        XCTAssertEqual(model.successors["<s>"], ["please", "scroll", "refresh", "hey", "jarvis"])
+        XCTAssertEqual(model.successors["hey"], ["jarvis"])
+        XCTAssertEqual(model.successors["jarvis"], ["please", "scroll", "refresh"])
+        XCTAssertFalse(model.isEmpty)
+    }
+
+    func testArpaSharesEachWordsProbabilityAmongItsFollowers() throws {
+        let set = CommandSet(slots: [:], commands: [try CommandDefinition(intent: "navigate", patterns: ["refresh [the page]", "go back"])])
+        let arpa = CommandPhraseModel(graph: GrammarGenerator(commands: set).commandsOnly(withFreeText: false)).arpa()
+        let lines = arpa.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(lines.first, "\\data\\")
+        XCTAssertEqual(lines.last(where: { !$0.isEmpty }), "\\end\\")
+        XCTAssertTrue(lines.contains("-0.3010 <s> go"), "two first words")
+        XCTAssertTrue(lines.contains("-0.3010 refresh </s>"))
+        XCTAssertTrue(lines.contains("0.0000 the page"))
+        // A first word alone takes the start's share (a command after a misheard end of the wake phrase); the
+        // others are floored, so the general model speaks where the commands end.
+        XCTAssertTrue(lines.contains("-0.3010 refresh 0"))
+        XCTAssertTrue(lines.contains("-7.0 page 0"))
+        let unigrams = lines.drop(while: { $0 != "\\1-grams:" }).dropFirst().prefix(while: { !$0.isEmpty })
+        let bigrams = lines.drop(while: { $0 != "\\2-grams:" }).dropFirst().prefix(while: { !$0.isEmpty })
+        XCTAssertTrue(lines.contains("ngram 1=\(unigrams.count)"))
+        XCTAssertTrue(lines.contains("ngram 2=\(bigrams.count)"))
+    }
+
+    func testNoCommandsWithoutFreeTextMakeAnEmptyModel() throws {
+        let set = CommandSet(slots: ["query": .freeText], commands: [try CommandDefinition(intent: "search", patterns: ["search for <query>"])])
+        XCTAssertTrue(CommandPhraseModel(graph: GrammarGenerator(commands: set).commandsOnly(withFreeText: false)).isEmpty)
+    }
+}

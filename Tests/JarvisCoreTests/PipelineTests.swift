@@ -113,7 +113,7 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(Set(readings).count, readings.count)
         XCTAssertFalse(readings.contains("search for the history of rome"))
         XCTAssertTrue(readings.allSatisfy { $0.hasPrefix("search for the history of ") }, "\(readings)")
-        XCTAssertTrue(transcripts(try run("search_cars_then_tv.wav")).allSatisfy {
+        XCTAssertTrue(transcripts(try run("search_cars_then_tv.flac")).allSatisfy {
             $0.alternatives.allSatisfy { !$0.contains("home") }
         })
         var none = PipelineSettings()
@@ -821,13 +821,16 @@ extension PipelineTests {
 
     /// espeak-ng's formants sit higher than those of the acoustic model's speakers: every decoder's front end
     /// reads frequencies warped down (`frequencyWarp`). Without the warp its "go home" is "google" and a phone,
-    /// the language model hears "go go", and the command is rejected.
+    /// the language model hears "go go", and the command is rejected (only the language model expecting a
+    /// command, `commandModelAcousticLoss`, hears "go home" there).
     func testFrequencyWarpHearsEspeakGoHome() throws {
         let warped = try run("espeak_go_home.flac")
         XCTAssertEqual(count(warped, "wake"), 1)
         XCTAssertEqual(intents(warped).map(\.name), ["navigate"])
         XCTAssertEqual(intents(warped).first?.slots["target"], .string("home"))
-        let without = try run("espeak_go_home.flac", settings: unwarped)
+        var unwarpedGeneralOnly = unwarped
+        unwarpedGeneralOnly.commandModelAcousticLoss = nil
+        let without = try run("espeak_go_home.flac", settings: unwarpedGeneralOnly)
         XCTAssertEqual(count(without, "wake"), 1)
         XCTAssertEqual(intents(without), [])
         XCTAssertEqual(count(without, "rejected"), 1)
@@ -886,11 +889,12 @@ extension PipelineTests {
 
     /// An unsure command in clean audio is taken when the language model heard one of its words on any of its
     /// best paths: espeak-ng's British "scroll left" is "probably it" on the best path and "lift" or "left"
-    /// on others. Only the best path: rejected as not heard. (The grammar is unsure of it when "left" must
-    /// have an "l" of its own: `joinedConsonants` off.)
+    /// on others. Only the best path (and no model expecting a command): rejected as not heard. (The grammar is
+    /// unsure of it when "left" must have an "l" of its own: `joinedConsonants` off.)
     func testTheLanguageModelCheckLooksAtItsNextBestPathsToo() throws {
         var settings = PipelineSettings()
         settings.recognizer.joinedConsonants = false
+        settings.commandModelAcousticLoss = nil
         let heard = try run("espeak_gb_scroll_left.flac", settings: settings)
         XCTAssertEqual(intents(heard).map(\.slots["direction"]), [.string("left")])
         var bestOnly = settings
@@ -903,10 +907,12 @@ extension PipelineTests {
 
     /// espeak-ng says "scroll left" with one "l": the grammar hears it with "left" joined to "scroll"
     /// (`RecognizerSettings.joinedConsonants`), sure enough that the language model need not confirm it. With
-    /// two "l"s to fit, the grammar is unsure, and only the language model's next best paths save it.
+    /// two "l"s to fit, the grammar is unsure, and only the language model's next best paths, or the language
+    /// model expecting a command (`commandModelAcousticLoss`), save it.
     func testAConsonantSharedByTwoWordsIsHeardOnce() throws {
         var bestOnly = PipelineSettings()
         bestOnly.languageModelCheckAlternatives = false
+        bestOnly.commandModelAcousticLoss = nil
         let joined = try run("espeak_gb_scroll_left.flac", settings: bestOnly)
         XCTAssertEqual(intents(joined).map(\.slots["direction"]), [.string("left")])
         let confidence = joined.compactMap { if case .transcript(_, let c, _, _, _) = $0.kind { return c } else { return nil } }
@@ -916,6 +922,10 @@ extension PipelineTests {
         let events = try run("espeak_gb_scroll_left.flac", settings: separate)
         XCTAssertEqual(intents(events), [])
         XCTAssertEqual(rejectionReasons(events), ["not-heard-as-command"])
+        var expectingCommands = separate
+        expectingCommands.commandModelAcousticLoss = PipelineSettings().commandModelAcousticLoss
+        XCTAssertEqual(intents(try run("espeak_gb_scroll_left.flac", settings: expectingCommands)).map(\.slots["direction"]),
+                       [.string("left")])
     }
 }
 
@@ -1090,10 +1100,10 @@ extension PipelineTests {
     /// query: the language model hears "used cars and then we went home", and its last five words lie about
     /// 16 dB under the wake phrase.
     func testQuieterSpeechAfterAQueryIsNotPartOfIt() throws {
-        assertSearch(try run("search_cars_then_tv.wav"), query: "used cars")
+        assertSearch(try run("search_cars_then_tv.flac"), query: "used cars")
         var keepAll = PipelineSettings()
         keepAll.recognizer.quietTrailingWordDrop = nil
-        let kept = try query(of: "search_cars_then_tv.wav", settings: keepAll)
+        let kept = try query(of: "search_cars_then_tv.flac", settings: keepAll)
         guard case .string(let words)? = kept else { return XCTFail("no search without the level check: \(String(describing: kept))") }
         XCTAssertTrue(words.hasPrefix("used cars "), words)
     }
@@ -1392,5 +1402,26 @@ extension PipelineTests {
         XCTAssertEqual(deduplicated.verified, 2)
         XCTAssertEqual(deduplicated.events.map(\.type), every.events.map(\.type))
         XCTAssertEqual(deduplicated.events.map(\.t), every.events.map(\.t))
+    }
+}
+
+extension PipelineTests {
+    /// "hey jarvis, can you open a new tab": a request, so the general language model must hear one of its
+    /// words; it hears "can you been in a cab". The model expecting a command (`CommandPhraseModel`) hears
+    /// "can you open a new tab" on a path that sounds as good, and the command is taken. Without it, rejected.
+    func testRequestHeardByTheLanguageModelExpectingACommand() throws {
+        let events = try run("can_you_open_a_new_tab.flac")
+        XCTAssertEqual(intents(events).map(\.name), ["navigate"])
+        XCTAssertEqual(intents(events).first?.slots["target"], .string("new_tab"))
+        var generalOnly = PipelineSettings()
+        generalOnly.commandModelAcousticLoss = nil
+        let without = try run("can_you_open_a_new_tab.flac", settings: generalOnly)
+        XCTAssertEqual(intents(without), [])
+        XCTAssertEqual(rejectionReasons(without), ["not-heard-as-command"])
+        // The command model must hear it on a path about as good as the general model's: none is good enough
+        // at a negative allowance.
+        var strict = PipelineSettings()
+        strict.commandModelAcousticLoss = -1
+        XCTAssertEqual(rejectionReasons(try run("can_you_open_a_new_tab.flac", settings: strict)), ["not-heard-as-command"])
     }
 }

@@ -60,3 +60,52 @@ public struct CommandLeadModel: Equatable, Sendable {
         return lines.joined(separator: "\n")
     }
 }
+
+/// A small bigram language model (ARPA text) of the commands said without free text ("page down", "refresh the
+/// page"), optionally after the wake phrase or its name, from the grammar's own word pairs
+/// (`GrammarGraph.wordSuccessors`). Interpolated with the general language model it makes the decoder expect a
+/// command: whether such a decoder hears the command's words on a path that sounds about as good as the
+/// general model's tells a command the general model misheard ("the pigs are you" for espeak-ng's "page down")
+/// from speech the grammar forced onto a command.
+public struct CommandPhraseModel: Equatable, Sendable {
+    /// For each word ("<s>": the start), the words that may follow it ("</s>": the end).
+    public let successors: [String: Set<String>]
+
+    /// `graph`: the commands without free text (`GrammarGenerator.commandsGraph(withFreeText: false)`).
+    public init(graph: GrammarGraph, wakeWords: [String] = []) {
+        var successors = graph.wordSuccessors
+        let first = successors["<s>"] ?? []
+        if let name = wakeWords.last {
+            successors["<s>", default: []].formUnion([wakeWords[0], name])
+            for (word, next) in zip(wakeWords, wakeWords.dropFirst()) { successors[word, default: []].insert(next) }
+            successors[name, default: []].formUnion(first)
+        }
+        self.successors = successors
+    }
+
+    /// Whether there is no command to expect.
+    public var isEmpty: Bool { (successors["<s>"] ?? []).isEmpty }
+
+    /// The model in ARPA format: each word's followers share its probability evenly (log10). Alone, a word that
+    /// starts a command takes the start's share, so a command may also follow a word the wake phrase's end
+    /// was heard as ("this page down"); every other word gets `floor`, so where the speech leaves the
+    /// commands the general model speaks.
+    public func arpa(floor: Double = -7) -> String {
+        let words = Set(successors.keys).union(successors.values.joined()).subtracting(["<s>"])
+        let pairs = successors.values.reduce(0) { $0 + $1.count }
+        let first = successors["<s>"] ?? []
+        let firstShare = String(format: "%.4f", log10(1 / Double(max(1, first.count))))
+        var lines = ["\\data\\", "ngram 1=\(words.count + 1)", "ngram 2=\(pairs)", "", "\\1-grams:", "-99 <s> 0"]
+        for w in words.sorted() {
+            lines.append("\(first.contains(w) ? firstShare : String(floor)) \(w)" + (successors[w]?.isEmpty == false ? " 0" : ""))
+        }
+        lines += ["", "\\2-grams:"]
+        for history in successors.keys.sorted() {
+            let next = successors[history]!
+            let p = String(format: "%.4f", log10(1 / Double(next.count)))
+            for w in next.sorted() { lines.append("\(p) \(history) \(w)") }
+        }
+        lines += ["", "\\end\\", ""]
+        return lines.joined(separator: "\n")
+    }
+}

@@ -44,6 +44,25 @@ public struct GrammarGraph: Sendable, Equatable {
     }
 
     /// For each state, where its wordless transitions lead.
+    /// The graph's word pairs: for each word, the words that can follow it; "<s>" before the first words and
+    /// "</s>" after the last (a bigram model's histories and words).
+    public var wordSuccessors: [String: Set<String>] {
+        let nulls = nullTransitions()
+        var leaving = [[Transition]](repeating: [], count: stateCount)
+        for t in transitions where t.word != nil { leaving[t.from].append(t) }
+        func next(after state: Int) -> Set<String> {
+            var words = Set<String>()
+            for s in Self.closure([state], through: nulls) {
+                if s == final { words.insert("</s>") }
+                for t in leaving[s] { words.insert(t.word!) }
+            }
+            return words
+        }
+        var successors = ["<s>": next(after: start)]
+        for t in transitions { if let word = t.word { successors[word, default: []].formUnion(next(after: t.to)) } }
+        return successors
+    }
+
     private func nullTransitions() -> [[Int]] {
         var nulls = [[Int]](repeating: [], count: stateCount)
         for t in transitions where t.word == nil { nulls[t.from].append(t.to) }

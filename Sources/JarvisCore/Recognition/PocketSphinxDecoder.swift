@@ -49,6 +49,8 @@ public final class PocketSphinxDecoder {
     private var inUtterance = false
     /// Language-model sets made by `addMixedLanguageModel` (one reference each, freed in deinit).
     private var mixedModels: [String: OpaquePointer] = [:]
+    /// The weight of the extra model in each of `mixedModels`.
+    private var mixedWeights: [String: Float] = [:]
     /// Paged language models of searches (one reference each, freed in deinit), to report their memory.
     private var pagedModels: [String: OpaquePointer] = [:]
 
@@ -185,16 +187,19 @@ public final class PocketSphinxDecoder {
         keepIfPaged(model, for: name)
     }
 
-    /// Adds search `name` over the language model at `path` interpolated with the one at `extraPath` (which
-    /// gets `weight`, 0–1, of the probability), at first on the model at `path` alone; `mixLanguageModel`
-    /// switches between the two.
-    public func addMixedLanguageModel(name: String, path: String, extraPath: String, weight: Float,
+    /// Adds search `name` over the language model at `path` and one or two more (`extraPaths`), at first on the
+    /// model at `path` alone; `mixLanguageModel` interpolates it with one of the others, which then gets
+    /// `weight`, 0–1, of the probability.
+    public func addMixedLanguageModel(name: String, path: String, extraPaths: [String], weight: Float,
                                       loading: LanguageModelLoading = .paged) throws(DecoderError) {
         let model = try readLanguageModel(path, loading: loading)
         defer { ngram_model_free(model) }  // the set holds its own reference
-        guard let set = jarvis_ps_set_mixed_lm(ps, name, model, extraPath, weight) else {
-            throw DecoderError(operation: "mixed language model '\(name)'", status: -1, detail: "\(path) + \(extraPath)")
+        let set = withArrayOfCStrings(extraPaths) { jarvis_ps_set_mixed_lm(ps, name, model, $0, Int32(extraPaths.count), weight) }
+        guard let set else {
+            throw DecoderError(operation: "mixed language model '\(name)'", status: -1,
+                               detail: ([path] + extraPaths).joined(separator: " + "))
         }
+        mixedWeights[name] = weight
         if let old = mixedModels[name] { ngram_model_free(old) }
         mixedModels[name] = set
         keepIfPaged(model, for: name)
@@ -258,9 +263,10 @@ public final class PocketSphinxDecoder {
         return added
     }
 
-    /// Whether search `name` (from `addMixedLanguageModel`) uses the interpolation or its main model alone.
-    public func mixLanguageModel(_ name: String, _ mix: Bool) {
-        if let set = mixedModels[name] { jarvis_lm_mix(set, mix ? 1 : 0) }
+    /// Which model search `name` (from `addMixedLanguageModel`) interpolates with its main model: 0 none (the
+    /// main model alone), 1 or 2 the first or second of its `extraPaths`.
+    public func mixLanguageModel(_ name: String, with extra: Int) {
+        if let set = mixedModels[name] { jarvis_lm_mix(set, Int32(extra), mixedWeights[name] ?? 0) }
     }
 
     public func useSearch(_ name: String) throws(DecoderError) {
@@ -503,4 +509,12 @@ public struct ModelPaths: Sendable, Equatable {
         }
         return nil
     }
+}
+
+/// Calls `body` with a C array of `strings` (valid only during the call).
+private func withArrayOfCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers = copies.map { UnsafePointer($0) }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }

@@ -224,6 +224,10 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// Share (0–1) of the `CommandLeadModel` ("search for", "look up" …) in the language model that
     /// transcribes a search's query; 0 transcribes it with the general model alone.
     public var commandLeadWeight: Float = 0.5
+    /// The language model's search also holds the `CommandPhraseModel` (the commands without free text), mixed in
+    /// with `commandLeadWeight` when a command's words are checked (`PipelineSettings.commandModelAcousticLoss`);
+    /// not with a weight of 0.
+    public var commandPhraseModel = true
     /// How many of the language model's best hypotheses a free-text transcription keeps (`FreeText.alternatives`,
     /// the first being its best path); 0: only the best path.
     public var freeTextAlternatives = 20

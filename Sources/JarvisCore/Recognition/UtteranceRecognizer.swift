@@ -21,6 +21,8 @@ public final class UtteranceRecognizer {
     /// Whether the grammar decoder holds the general language model's search ("lm"; search text, rejections),
     /// added on first use and removed when released.
     private var hasLanguageModelSearch = false
+    /// What each model of the language-model search expects, in `PocketSphinxDecoder.mixLanguageModel` order.
+    private var expectedModels: [Expectation] = [.nothing]
     /// The acoustic model's transform for segments under babble (`RecognizerSettings.babbleAdaptation`); nil when
     /// off or when the model is not the one it was trained for.
     let babbleAdaptation: AcousticAdaptation?
@@ -1151,14 +1153,15 @@ public final class UtteranceRecognizer {
     /// Language-model decode of `audio` (16 kHz, starting at absolute sample `startSample`), split at absolute
     /// sample `fromSample` (lower case, fillers removed). Decoding the whole command (not only the free text)
     /// gives the cepstral mean normalisation enough audio, and says what the language model heard before it.
-    /// With `expectingLead`, the language model expects a command's lead ("search for") at the start
-    /// (`CommandLeadModel`): for the query of speech already known to be a search.
+    /// With `expecting` `.lead`, the language model expects a command's lead ("search for") at the start
+    /// (`CommandLeadModel`): for the query of speech already known to be a search; with `.command`, a whole
+    /// command without free text (`CommandPhraseModel`).
     public func transcribeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int,
-                                   expectingLead: Bool = false, talkerLevel: Double? = nil,
+                                   expecting: Expectation = .nothing, talkerLevel: Double? = nil,
                                    roomLevel: Double? = nil) throws(DecoderError) -> FreeText {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return FreeText(before: [], text: "") }
         let decoder = try languageModelDecoder()
-        decoder.mixLanguageModel("lm", expectingLead)
+        decoder.mixLanguageModel("lm", with: expectedModels.firstIndex(of: expecting) ?? 0)
         // In steady noise the language model hears the command reduced, as the second pass does (measured:
         // white15 intents 33.0 → 34.8 %, steady white noise 33.9 → 39.1 %, pink 32.2 → 34.8 %).
         let denoised = settings.denoiseFreeText ? steadyNoiseDenoiser()?.denoise(audio[...]) ?? audio : audio
@@ -1191,9 +1194,18 @@ public final class UtteranceRecognizer {
                               frames: audio.count / Self.samplesPerFrame,
                               alternatives: alternatives)
         if Self.tracing {
-            FileHandle.standardError.write(Data("free text\(expectingLead ? " (expecting a lead)" : ""): before \(result.before) text '\(result.text)' acoustic \(result.acousticScore / Double(max(1, result.frames))) per frame, \(languageModelHeld)\n".utf8))
+            FileHandle.standardError.write(Data("free text\(expecting == .nothing ? "" : " (expecting a \(expecting))"): before \(result.before) text '\(result.text)' acoustic \(result.acousticScore / Double(max(1, result.frames))) per frame, \(languageModelHeld)\n".utf8))
         }
         return result
+    }
+
+    /// What the language model is told to expect at the start of the audio, besides what its own words say.
+    public enum Expectation: Hashable, Sendable {
+        case nothing
+        /// A lead into free text (`CommandLeadModel`).
+        case lead
+        /// A command without free text (`CommandPhraseModel`).
+        case command
     }
 
     /// What the language model heard over a command with free text.
@@ -1269,17 +1281,30 @@ public final class UtteranceRecognizer {
                                                    accentVariants: settings.accentVariants).entries)
             hasLanguageModelWords = true
         }
-        let leads = CommandLeadModel(commands: commands, wakeWords: wakeWords)
-        if leads.isEmpty || settings.commandLeadWeight <= 0 {
+        // One search over the general model and the expecting ones, switched per decode: a second search would
+        // build its own lexicon tree over the whole vocabulary (about a second of CPU per load).
+        var extras: [(Expectation, String)] = []
+        if settings.commandLeadWeight > 0 {
+            let leads = CommandLeadModel(commands: commands, wakeWords: wakeWords)
+            if !leads.isEmpty { extras.append((.lead, leads.arpa())) }
+            if settings.commandPhraseModel {
+                let phrases = CommandPhraseModel(graph: GrammarGenerator(commands: commands).commandsOnly(withFreeText: false),
+                                                 wakeWords: wakeWords)
+                if !phrases.isEmpty { extras.append((.command, phrases.arpa())) }
+            }
+        }
+        if extras.isEmpty {
             try decoder.addLanguageModel(name: "lm", path: modelPath, loading: settings.languageModelLoading)
         } else {
-            // One search over both models, switched per decode: a second search would build its own lexicon
-            // tree over the whole vocabulary (about a second of CPU per load).
-            let path = try writeTemporaryModelFile(leads.arpa(), kind: "leads", suffix: "arpa")
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            try decoder.addMixedLanguageModel(name: "lm", path: modelPath, extraPath: path,
-                                           weight: settings.commandLeadWeight, loading: settings.languageModelLoading)
+            var paths: [String] = []
+            defer { for path in paths { try? FileManager.default.removeItem(atPath: path) } }
+            for (expectation, arpa) in extras {
+                paths.append(try writeTemporaryModelFile(arpa, kind: "\(expectation)s", suffix: "arpa"))
+            }
+            try decoder.addMixedLanguageModel(name: "lm", path: modelPath, extraPaths: paths,
+                                              weight: settings.commandLeadWeight, loading: settings.languageModelLoading)
         }
+        expectedModels = [.nothing] + extras.map(\.0)
         hasLanguageModelSearch = true
         if Self.tracing, settings.languageModelLoading == .paged, decoder.languageModelResidentBytes("lm") == nil {
             FileHandle.standardError.write(Data("language model read whole: \(modelPath) cannot be paged\n".utf8))
