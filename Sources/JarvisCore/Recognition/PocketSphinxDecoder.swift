@@ -243,6 +243,7 @@ public final class PocketSphinxDecoder {
         if inUtterance { endUtterance() }
         _ = ps_unset_search(ps, name)
         if let set = mixedModels.removeValue(forKey: name) { ngram_model_free(set) }
+        mixedWeights[name] = nil
         if let model = pagedModels.removeValue(forKey: name) { ngram_model_free(model) }
     }
 

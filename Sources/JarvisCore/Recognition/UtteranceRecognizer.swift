@@ -1288,8 +1288,7 @@ public final class UtteranceRecognizer {
             let leads = CommandLeadModel(commands: commands, wakeWords: wakeWords)
             if !leads.isEmpty { extras.append((.lead, leads.arpa())) }
             if settings.commandPhraseModel {
-                let phrases = CommandPhraseModel(graph: GrammarGenerator(commands: commands).commandsOnly(withFreeText: false),
-                                                 wakeWords: wakeWords)
+                let phrases = CommandPhraseModel(graph: plainGenerator.commandsOnly(withFreeText: false), wakeWords: wakeWords)
                 if !phrases.isEmpty { extras.append((.command, phrases.arpa())) }
             }
         }
