@@ -65,13 +65,14 @@ public struct CommandLeadModel: Equatable, Sendable {
 /// page"), optionally after the wake phrase or its name, from the grammar's own word pairs
 /// (`GrammarGraph.wordSuccessors`). Interpolated with the general language model it makes the decoder expect a
 /// command: whether such a decoder hears the command's words on a path that sounds about as good as the
-/// general model's tells a command the general model misheard ("the pigs are you" for espeak-ng's "page down")
-/// from speech the grammar forced onto a command.
+/// general model's tells a command the general model misheard ("can you been in a cab" for "can you open a new
+/// tab") from speech the grammar forced onto a command.
 public struct CommandPhraseModel: Equatable, Sendable {
     /// For each word ("<s>": the start), the words that may follow it ("</s>": the end).
     public let successors: [String: Set<String>]
 
-    /// `graph`: the commands without free text (`GrammarGenerator.commandsGraph(withFreeText: false)`).
+    /// `graph`: the commands without free text, in words the language model knows (`GrammarGenerator`'s
+    /// `commandsOnly(withFreeText: false)`: no joined or open-vowel words).
     public init(graph: GrammarGraph, wakeWords: [String] = []) {
         var successors = graph.wordSuccessors
         let first = successors["<s>"] ?? []

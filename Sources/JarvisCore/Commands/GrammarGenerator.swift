@@ -43,7 +43,6 @@ public struct GrammarGraph: Sendable, Equatable {
         return Set(transitions.filter { reached.contains($0.from) }.compactMap(\.word))
     }
 
-    /// For each state, where its wordless transitions lead.
     /// The graph's word pairs: for each word, the words that can follow it; "<s>" before the first words and
     /// "</s>" after the last (a bigram model's histories and words).
     public var wordSuccessors: [String: Set<String>] {
@@ -63,6 +62,7 @@ public struct GrammarGraph: Sendable, Equatable {
         return successors
     }
 
+    /// For each state, where its wordless transitions lead.
     private func nullTransitions() -> [[Int]] {
         var nulls = [[Int]](repeating: [], count: stateCount)
         for t in transitions where t.word == nil { nulls[t.from].append(t.to) }
