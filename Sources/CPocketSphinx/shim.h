@@ -83,17 +83,15 @@ static inline void jarvis_lm_apply_config_weights(ps_decoder_t *ps, ngram_model_
     ngram_model_apply_weights(model, (float32)cmd_ln_float_r(config, "-lw"), (float32)cmd_ln_float_r(config, "-wip"));
 }
 
-/// Adds search `name` over an interpolation of the language model `base` and the `n_extra` (1 or 2) models at
-/// `extra_paths`, at first on the base model alone; `jarvis_lm_mix` switches between the base alone and the
-/// base interpolated with one extra model (that one with weight `extra_weight`, 0–1, the others with none). The
-/// set takes its own reference to `base`. Returns the model set, of which the caller owns one reference
-/// (ngram_model_free), or NULL on failure.
+/// Adds search `name` over the language model `base` and the `n_extra` (1 or 2) models at `extra_paths`, at first
+/// on the base model alone; `jarvis_lm_mix` interpolates it with one of the extra models. The set takes its own
+/// reference to `base`. Returns the model set, of which the caller owns one reference (ngram_model_free), or NULL
+/// on failure.
 static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char *name, ngram_model_t *base,
-                                                    const char *const *extra_paths, int n_extra, float extra_weight) {
+                                                    const char *const *extra_paths, int n_extra) {
     if (n_extra < 1 || n_extra > 2) return NULL;
     ngram_model_t *models[3] = {base, NULL, NULL};
     char *names[3] = {"base", "extra1", "extra2"};
-    float32 weights[3] = {1.0f - extra_weight, extra_weight, 0.0f};
     for (int i = 0; i < n_extra; ++i) {
         models[i + 1] = ngram_model_read(ps_get_config(ps), extra_paths[i], NGRAM_AUTO, ps_get_logmath(ps));
         if (models[i + 1] == NULL) {
@@ -101,8 +99,8 @@ static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char
             return NULL;
         }
     }
-    if (n_extra == 2) { weights[1] = extra_weight / 2; weights[2] = extra_weight / 2; }
-    ngram_model_t *set = ngram_model_set_init(ps_get_config(ps), models, names, weights, n_extra + 1);
+    /* No weights: each decode sets its own (`jarvis_lm_mix`). */
+    ngram_model_t *set = ngram_model_set_init(ps_get_config(ps), models, names, NULL, n_extra + 1);
     for (int i = 1; i <= n_extra; ++i) ngram_model_free(models[i]);  /* the set holds its own references */
     if (set == NULL) return NULL;
     ngram_model_set_select(set, "base");

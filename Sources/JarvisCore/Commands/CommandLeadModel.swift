@@ -45,20 +45,27 @@ public struct CommandLeadModel: Equatable, Sendable {
             let sentence = ["<s>"] + lead
             for (a, b) in zip(sentence, sentence.dropFirst()) { bigram[a, default: [:]][b, default: 0] += 1 }
         }
-        var lines = ["\\data\\", "ngram 1=\(words.count + 1)", "ngram 2=\(bigram.values.reduce(0) { $0 + $1.count })", "",
-                     "\\1-grams:", "-99 <s> 0"]
-        for w in words.sorted() { lines.append("\(floor) \(w)" + (bigram[w] != nil ? " 0" : "")) }
-        lines += ["", "\\2-grams:"]
-        for history in bigram.keys.sorted() {
-            let next = bigram[history]!
+        return bigramARPA(unigrams: words.sorted().map { ($0, "\(floor)") }, bigrams: bigram.mapValues { next in
             let n = Double(next.values.reduce(0, +))
-            for w in next.keys.sorted() {
-                lines.append(String(format: "%.4f", log10(Double(next[w]!) / n)) + " \(history) \(w)")
-            }
-        }
-        lines += ["", "\\end\\", ""]
-        return lines.joined(separator: "\n")
+            return next.mapValues { log10(Double($0) / n) }
+        })
     }
+}
+
+/// A bigram model as ARPA text: "<s>" (which only starts sentences), `unigrams` (each word with its log10
+/// probability as written, in that order) and `bigrams` (history → word → log10 probability, written with 4
+/// decimals, sorted); a word that is a history gets a backoff weight of 0.
+private func bigramARPA(unigrams: [(word: String, logProbability: String)], bigrams: [String: [String: Double]]) -> String {
+    var lines = ["\\data\\", "ngram 1=\(unigrams.count + 1)", "ngram 2=\(bigrams.values.reduce(0) { $0 + $1.count })", "",
+                 "\\1-grams:", "-99 <s> 0"]
+    for (w, p) in unigrams { lines.append("\(p) \(w)" + (bigrams[w] != nil ? " 0" : "")) }
+    lines += ["", "\\2-grams:"]
+    for history in bigrams.keys.sorted() {
+        let next = bigrams[history]!
+        for w in next.keys.sorted() { lines.append(String(format: "%.4f", next[w]!) + " \(history) \(w)") }
+    }
+    lines += ["", "\\end\\", ""]
+    return lines.joined(separator: "\n")
 }
 
 /// A small bigram language model (ARPA text) of the commands said without free text ("page down", "refresh the
@@ -93,20 +100,11 @@ public struct CommandPhraseModel: Equatable, Sendable {
     /// commands the general model speaks.
     public func arpa(floor: Double = -7) -> String {
         let words = Set(successors.keys).union(successors.values.joined()).subtracting(["<s>"])
-        let pairs = successors.values.reduce(0) { $0 + $1.count }
         let first = successors["<s>"] ?? []
         let firstShare = String(format: "%.4f", log10(1 / Double(max(1, first.count))))
-        var lines = ["\\data\\", "ngram 1=\(words.count + 1)", "ngram 2=\(pairs)", "", "\\1-grams:", "-99 <s> 0"]
-        for w in words.sorted() {
-            lines.append("\(first.contains(w) ? firstShare : String(floor)) \(w)" + (successors[w]?.isEmpty == false ? " 0" : ""))
-        }
-        lines += ["", "\\2-grams:"]
-        for history in successors.keys.sorted() {
-            let next = successors[history]!
-            let p = String(format: "%.4f", log10(1 / Double(next.count)))
-            for w in next.sorted() { lines.append("\(p) \(history) \(w)") }
-        }
-        lines += ["", "\\end\\", ""]
-        return lines.joined(separator: "\n")
+        return bigramARPA(unigrams: words.sorted().map { ($0, first.contains($0) ? firstShare : "\(floor)") },
+                          bigrams: successors.mapValues { next in
+                              Dictionary(uniqueKeysWithValues: next.map { ($0, log10(1 / Double(next.count))) })
+                          })
     }
 }

@@ -652,7 +652,7 @@ public final class Pipeline {
         // starts a little before, is often heard as "this": "what does look up the old…" is not a search),
         // and that path sounds about as good as the general model's own over the same audio; else nil.
         func ledSearch(_ general: UtteranceRecognizer.FreeText) throws(DecoderError) -> (intent: Intent, query: String)? {
-            guard recognizer.settings.commandLeadWeight > 0 else { return nil }
+            guard recognizer.canExpect(.lead) else { return nil }
             let led = try freeText(expecting: .lead)
             guard let (intent, query) = search(in: led.words) else { return nil }
             let loss = leadPathLoss(general: general, led: led)
@@ -668,7 +668,7 @@ public final class Pipeline {
         /// Whether the language model expecting a lead heard `word` before the free text, on a path that sounds
         /// about as good as the general model's (`triggerHeardByLeadModel`).
         func leadModelHeard(_ word: String, general: UtteranceRecognizer.FreeText) throws(DecoderError) -> Bool {
-            guard settings.triggerHeardByLeadModel, recognizer.settings.commandLeadWeight > 0 else { return false }
+            guard settings.triggerHeardByLeadModel, recognizer.canExpect(.lead) else { return false }
             let led = try freeText(expecting: .lead)
             let loss = leadPathLoss(general: general, led: led)
             let heard = try recognizer.heard(word, in: led.before)
@@ -795,8 +795,7 @@ public final class Pipeline {
                 agrees = true
                 break
             }
-            if !agrees, let allowed = settings.commandModelAcousticLoss, recognizer.settings.commandPhraseModel,
-               recognizer.settings.commandLeadWeight > 0 {
+            if !agrees, let allowed = settings.commandModelAcousticLoss, recognizer.canExpect(.command) {
                 // The general model may have misheard a command it finds an unlikely sentence ("can you been in a
                 // cab" for "can you open a new tab"): the model expecting a command decides, when it hears all
                 // the command's words on a path that sounds about as good.

@@ -47,10 +47,9 @@ public final class PocketSphinxDecoder {
     /// Whole 10 ms frames in `seconds` (rounded down).
     public static func frames(_ seconds: Double) -> Int { Int(seconds * Double(framesPerSecond)) }
     private var inUtterance = false
-    /// Language-model sets made by `addMixedLanguageModel` (one reference each, freed in deinit).
-    private var mixedModels: [String: OpaquePointer] = [:]
-    /// The weight of the extra model in each of `mixedModels`.
-    private var mixedWeights: [String: Float] = [:]
+    /// Language-model sets made by `addMixedLanguageModel` (one reference each, freed in deinit), each with the
+    /// weight its interpolated model gets.
+    private var mixedModels: [String: (set: OpaquePointer, weight: Float)] = [:]
     /// Paged language models of searches (one reference each, freed in deinit), to report their memory.
     private var pagedModels: [String: OpaquePointer] = [:]
 
@@ -149,7 +148,7 @@ public final class PocketSphinxDecoder {
     deinit {
         if inUtterance { ps_end_utt(ps) }
         ps_free(ps)
-        for set in mixedModels.values { ngram_model_free(set) }
+        for mixed in mixedModels.values { ngram_model_free(mixed.set) }
         for model in pagedModels.values { ngram_model_free(model) }
     }
 
@@ -194,14 +193,13 @@ public final class PocketSphinxDecoder {
                                       loading: LanguageModelLoading = .paged) throws(DecoderError) {
         let model = try readLanguageModel(path, loading: loading)
         defer { ngram_model_free(model) }  // the set holds its own reference
-        let set = withArrayOfCStrings(extraPaths) { jarvis_ps_set_mixed_lm(ps, name, model, $0, Int32(extraPaths.count), weight) }
+        let set = withArrayOfCStrings(extraPaths) { jarvis_ps_set_mixed_lm(ps, name, model, $0, Int32(extraPaths.count)) }
         guard let set else {
             throw DecoderError(operation: "mixed language model '\(name)'", status: -1,
                                detail: ([path] + extraPaths).joined(separator: " + "))
         }
-        mixedWeights[name] = weight
-        if let old = mixedModels[name] { ngram_model_free(old) }
-        mixedModels[name] = set
+        if let old = mixedModels[name] { ngram_model_free(old.set) }
+        mixedModels[name] = (set, weight)
         keepIfPaged(model, for: name)
     }
 
@@ -242,8 +240,7 @@ public final class PocketSphinxDecoder {
     public func removeSearch(_ name: String) {
         if inUtterance { endUtterance() }
         _ = ps_unset_search(ps, name)
-        if let set = mixedModels.removeValue(forKey: name) { ngram_model_free(set) }
-        mixedWeights[name] = nil
+        if let mixed = mixedModels.removeValue(forKey: name) { ngram_model_free(mixed.set) }
         if let model = pagedModels.removeValue(forKey: name) { ngram_model_free(model) }
     }
 
@@ -267,7 +264,7 @@ public final class PocketSphinxDecoder {
     /// Which model search `name` (from `addMixedLanguageModel`) interpolates with its main model: 0 none (the
     /// main model alone), 1 or 2 the first or second of its `extraPaths`.
     public func mixLanguageModel(_ name: String, with extra: Int) {
-        if let set = mixedModels[name] { jarvis_lm_mix(set, Int32(extra), mixedWeights[name] ?? 0) }
+        if let mixed = mixedModels[name] { jarvis_lm_mix(mixed.set, Int32(extra), mixed.weight) }
     }
 
     public func useSearch(_ name: String) throws(DecoderError) {

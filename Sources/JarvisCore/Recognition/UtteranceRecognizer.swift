@@ -1199,6 +1199,16 @@ public final class UtteranceRecognizer {
         return result
     }
 
+    /// Whether the settings give the language model a model expecting `expectation` to mix in
+    /// (`commandLeadWeight`, `commandPhraseModel`).
+    public func canExpect(_ expectation: Expectation) -> Bool {
+        switch expectation {
+        case .nothing: return true
+        case .lead: return settings.commandLeadWeight > 0
+        case .command: return settings.commandLeadWeight > 0 && settings.commandPhraseModel
+        }
+    }
+
     /// What the language model is told to expect at the start of the audio, besides what its own words say.
     public enum Expectation: Hashable, Sendable {
         case nothing
@@ -1284,13 +1294,13 @@ public final class UtteranceRecognizer {
         // One search over the general model and the expecting ones, switched per decode: a second search would
         // build its own lexicon tree over the whole vocabulary (about a second of CPU per load).
         var extras: [(Expectation, String)] = []
-        if settings.commandLeadWeight > 0 {
+        if canExpect(.lead) {
             let leads = CommandLeadModel(commands: commands, wakeWords: wakeWords)
             if !leads.isEmpty { extras.append((.lead, leads.arpa())) }
-            if settings.commandPhraseModel {
-                let phrases = CommandPhraseModel(graph: plainGenerator.commandsOnly(withFreeText: false), wakeWords: wakeWords)
-                if !phrases.isEmpty { extras.append((.command, phrases.arpa())) }
-            }
+        }
+        if canExpect(.command) {
+            let phrases = CommandPhraseModel(graph: plainGenerator.commandsOnly(withFreeText: false), wakeWords: wakeWords)
+            if !phrases.isEmpty { extras.append((.command, phrases.arpa())) }
         }
         if extras.isEmpty {
             try decoder.addLanguageModel(name: "lm", path: modelPath, loading: settings.languageModelLoading)
