@@ -107,7 +107,7 @@ EXT=flac single tell_me_a_joke "hey jarvis, tell me a joke"   # the grammar hear
 EXT=flac single asked_jarvis "i asked jarvis to open a new tab"   # the grammar fits "hey" into the end of "asked"
 EXT=flac single close_current_tab "hey jarvis, close the current tab please"   # everyday variants: "the current", a polite ending
 VOICE=kal16 EXT=flac single nervous_next_tab "hey nervous, next tab"   # all of "jarvis" but its first sound
-VOICE=awb single search_train_times "hey jarvis, search for train times to boston"   # the language model hears "sartre"
+VOICE=awb EXT=flac single search_train_times "hey jarvis, search for train times to boston"   # the language model hears "sartre"
 # A fan-like steady white noise under the whole file (the VAD band's loud frames ~19 dB above the quiet ones).
 VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_page_down "hey jarvis, page down"
 VOICE=kal16 PAD_NOISE="whitenoise vol 0.035" single noisy_search_rome "hey jarvis, search for the history of rome"   # the raw audio's query: "the history of all"
@@ -229,6 +229,11 @@ echo "== kal_page_down.flac (the voice set's clip, as FLAC)"
 # wrote (its default /tmp/jarvis-voices).
 copied_clip kal_page_down "${VOICESET:-/tmp/jarvis-voices}/command_flite_kal_04_clean.wav" scripts/make-voice-set.py
 
+echo "== kal_hiking_trails.flac (the query set's clip, as FLAC)"
+# flite kal's "hey jarvis, search for hiking trails", padded as kal_page_down.flac, as scripts/make-query-set.py
+# makes it (seeded). QUERYSET is the folder it wrote (its default /tmp/jarvis-queries).
+copied_clip kal_hiking_trails "${QUERYSET:-/tmp/jarvis-queries}/query_flite_kal_13_clean.wav" scripts/make-query-set.py
+
 echo "== espeak_search_football_babble.flac (the shared dev set's clip, as FLAC)"
 # espeak-ng's "hey jarvis, search for football scores" under the dev set's babble (three TTS voices, 10 dB
 # SNR), as ../shared/eval/devset.py makes it (seeded: the same samples on every run). DEVSET is the folder it
@@ -249,9 +254,9 @@ echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.flac no_wake.wav session.wav
   not_a_command.wav custom_volume.flac click_in_sentence.flac can_you_open_a_new_tab.flac set_timer.flac tell_me_a_joke.flac
-  asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.wav noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
+  asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.flac noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
   search_cars_then_tv.flac espeak_click.flac espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
-  espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac espeak_search_football_babble.flac restart_seam.flac
+  espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac kal_hiking_trails.flac espeak_search_football_babble.flac restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

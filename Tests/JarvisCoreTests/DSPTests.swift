@@ -490,7 +490,8 @@ final class HighBandFillTests: XCTestCase {
     }
 
     func testSameFillWhateverTheChunks() {
-        let fill = HighBandFill()
+        var fill = HighBandFill()
+        fill.followsUpperBandDB = nil
         let whole = fill.apply(narrow[...], start: 800, rms: 50)
         var chunked: [Int16] = []
         var i = 0
@@ -501,6 +502,41 @@ final class HighBandFillTests: XCTestCase {
         }
         XCTAssertEqual(chunked, whole)
         XCTAssertNotEqual(fill.apply(narrow[...], start: 801, rms: 50), whole, "the noise depends on the position")
+    }
+
+    /// Half a second of a vowel-like 500 Hz tone, then half a second of a fricative's trace under 4 kHz (3.2 kHz).
+    let vowelThenFricative = tone(hz: 500, seconds: 0.5, amplitude: 0.3) + tone(hz: 3200, seconds: 0.5, amplitude: 0.03)
+
+    func testTheFillFollowsTheTopOfTheSpeechBand() throws {
+        let spectrum = PowerSpectrum(frameSamples: 512)
+        let input = vowelThenFricative
+        var steady = HighBandFill()
+        steady.followsUpperBandDB = nil
+        let following = HighBandFill()   // 10 dB over the band's top
+        let rms = try XCTUnwrap(following.level(for: input[...], spectrum: spectrum))
+        let a = steady.apply(input[...], start: 0, rms: rms), b = following.apply(input[...], start: 0, rms: rms)
+        let vowel = 512..<7488, fricative = 8512..<15488   // clear of the step and the ends
+        func high(_ x: [Int16], _ r: Range<Int>) throws -> Double { try XCTUnwrap(HighBandFill.bandPowers(of: x[r], spectrum: spectrum)).high }
+        func speech(_ x: [Int16], _ r: Range<Int>) throws -> Double { try XCTUnwrap(HighBandFill.bandPowers(of: x[r], spectrum: spectrum)).speech }
+        // Under the vowel the fill stays at the steady floor; under the fricative it lies 10 dB over its trace.
+        XCTAssertEqual(10 * log10(try high(b, vowel) / high(a, vowel)), 0, accuracy: 1)
+        XCTAssertEqual(10 * log10(try high(b, fricative) / speech(input, fricative)), 10, accuracy: 2)
+        XCTAssertGreaterThan(10 * log10(try high(b, fricative) / high(a, fricative)), 15)
+        XCTAssertEqual(10 * log10(try speech(b, fricative) / speech(input, fricative)), 0, accuracy: 0.05, "the speech band is left alone")
+    }
+
+    func testTheFollowingFillIsTheSameWhateverTheChunksAwayFromTheirEdges() {
+        let fill = HighBandFill()
+        let reach = fill.reach
+        XCTAssertGreaterThan(reach, 0)
+        let input = vowelThenFricative
+        let whole = fill.apply(input[...], start: 800, rms: 30)
+        var i = 0
+        for size in [3000, 6000, 7000] {
+            let piece = fill.apply(input[i..<(i + size)], start: 800 + i, rms: 30)
+            XCTAssertEqual(Array(piece[reach..<(size - reach)]), Array(whole[(i + reach)..<(i + size - reach)]))
+            i += size
+        }
     }
 }
 

@@ -463,6 +463,16 @@ extension PipelineTests {
                        [.string("up")])
     }
 
+    /// flite kal's "search for hiking trails" (8 kHz, resampled): its final "s" keeps only a trace under 4 kHz.
+    /// The high-band fill that follows the top of the speech band (`HighBandFill.followsUpperBandDB`) gives it
+    /// its hiss back, and the query ends in "trails"; with a steady fill only, the language model hears "trail".
+    func testAFricativeOfBandLimitedSpeechIsHeardWithAFillThatFollowsIt() throws {
+        assertSearch(try run("kal_hiking_trails.flac"), query: "hiking trails")
+        var steady = PipelineSettings()
+        steady.recognizer.highBandFill?.followsUpperBandDB = nil
+        assertSearch(try run("kal_hiking_trails.flac", settings: steady), query: "hiking trail")
+    }
+
     /// espeak's "search for football scores" under babble: the grammar hears "search for" and the query's
     /// phones, the general language model "but the score | football scores" (no "for"), the model expecting a
     /// lead "but that for | football scores". Its "for" confirms the grammar's, and the search is taken; without
@@ -1016,10 +1026,10 @@ extension PipelineTests {
     /// Expecting a command's lead (`CommandLeadModel`) it hears "search for train times to boston", and the
     /// search is taken with its query. Without the lead model the same audio is rejected.
     func testSearchHeardByTheLanguageModelExpectingALead() throws {
-        assertSearch(try run("search_train_times.wav"), query: "train times to boston")
+        assertSearch(try run("search_train_times.flac"), query: "train times to boston")
         var withoutLeads = PipelineSettings()
         withoutLeads.recognizer.commandLeadWeight = 0
-        let plain = try run("search_train_times.wav", settings: withoutLeads)
+        let plain = try run("search_train_times.flac", settings: withoutLeads)
         XCTAssertEqual(intents(plain), [])
         XCTAssertEqual(count(plain, "rejected"), 1)
     }

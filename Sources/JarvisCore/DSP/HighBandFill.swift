@@ -11,9 +11,11 @@ import Foundation
 /// (`levelUnderSpeechDB`), gives those filters the floor a recording would have. Measured on flite kal's 23
 /// commands (the voice set): 65.2 → 78.3 % intents. Clips band-limited throughout, their noise too (six of the
 /// same voice's commands over the fixtures' noise bed, low-passed whole), were all heard right without it too.
+/// Where the top of the speech band is loud, as in a fricative, the fill grows with it (`followsUpperBandDB`).
 ///
-/// Like `NoiseFloor`, the noise at a sample is a function of its absolute position in the stream, so a slice
-/// gets the same noise however the stream was cut, and again when it is decoded a second time.
+/// Like `NoiseFloor`, the noise at a sample is a function of its absolute position in the stream, and its gain
+/// one of the audio within `reach` samples of it, so a slice gets the same fill however the stream was cut
+/// (but for its first and last `reach` samples), and again when it is decoded a second time.
 public struct HighBandFill: Sendable, Equatable {
     /// Audio is band-limited when its loud frames' power from 4.4 to 7.8 kHz lies at least this far (dB) under
     /// their power from 0.3 to 3.8 kHz. Measured on clean speech: the duller TTS voices lie 27–48 dB under
@@ -24,19 +26,61 @@ public struct HighBandFill: Sendable, Equatable {
     /// intents (78.3 %), -45 and -55 dB fewer (73.9 %).
     public var levelUnderSpeechDB = -30.0
 
+    /// Fricatives ("s", "f", "sh") keep a trace of their energy under 4 kHz, in the band's top
+    /// (`upperBandLowHz`–`upperBandHighHz`), where a wide-band voice would have put most of it above. So the
+    /// fill also follows that band's short-time power, this many dB over it (artificial bandwidth extension by a
+    /// shaped noise): "s" gets its hiss back while a vowel, whose power lies lower, keeps the steady floor. nil:
+    /// the steady fill only. Measured (2026-11-28, stop 55): flite kal's searches and commands (the query and voice
+    /// sets, 53 clips) 50.9 → 69.8 % right at 10 dB (a first version at 0 dB: 56.6, 3: 66.0, 6 and 8: 62–66, 13
+    /// and 16: 69.8); recorded telephone-band speech transcribed by the language model (`jarvis eval
+    /// --transcripts`: asterisk prompts, spoken digits) 62.3 / 79.7 → 60.3 / 76.0 % WER (6, 10 and 13 dB alike).
+    public var followsUpperBandDB: Double? = 10
+    /// The band under 4 kHz whose power the fill follows (Hz).
+    public var upperBandLowHz = 2500.0
+    public var upperBandHighHz = 3800.0
+    /// Half the window over which that band's power is averaged (samples; 128 = 8 ms each side).
+    public var envelopeHalfWindow = 128
+
+    /// How far (samples) the audio on either side of a sample moves its fill: the band-pass filter's half and
+    /// the power's window.
+    public var reach: Int { followsUpperBandDB == nil ? 0 : Self.bandPassTapCount / 2 + envelopeHalfWindow }
+    static let bandPassTapCount = 101
+
     public init() {}
+
+    /// Taps of a band-pass filter (Hamming-windowed difference of two sincs) from `lowHz` to `highHz` at 16 kHz
+    /// (`lowHz` 0: a low-pass); 101 taps make each edge about 0.3 kHz wide, so the vowels' second formant stays out.
+    static func bandPassTaps(lowHz: Double, highHz: Double, count: Int = bandPassTapCount) -> [Float] {
+        let middle = Double(count - 1) / 2, rate = Double(AudioFormat.sampleRate)
+        return (0..<count).map { i in
+            let t = Double(i) - middle
+            let sinc = { (cutoff: Double) in t == 0 ? 2 * cutoff : sin(2 * .pi * cutoff * t) / (.pi * t) }
+            let window = 0.54 - 0.46 * cos(2 * .pi * Double(i) / Double(count - 1))
+            return Float((sinc(highHz / rate) - sinc(lowHz / rate)) * window)
+        }
+    }
+
+    /// Per sample of `samples`, the mean power (Int16 steps squared) of their band from `upperBandLowHz` to
+    /// `upperBandHighHz`, over ±`envelopeHalfWindow` samples (fewer at the ends).
+    func upperBandPower(of samples: ArraySlice<Int16>) -> [Float] {
+        let taps = Self.bandPassTaps(lowHz: upperBandLowHz, highHz: upperBandHighHz)
+        let x = samples.map(Float.init), n = x.count, half = taps.count / 2
+        var sums = [Double](repeating: 0, count: n + 1)   // running sums of the band's squared samples
+        for i in 0..<n {
+            var y: Float = 0
+            for k in max(0, i + half - n + 1)..<min(taps.count, i + half + 1) { y += taps[k] * x[i + half - k] }
+            sums[i + 1] = sums[i] + Double(y * y)
+        }
+        let w = envelopeHalfWindow
+        return (0..<n).map { i in
+            let lo = max(0, i - w), hi = min(n, i + w + 1)
+            return Float((sums[hi] - sums[lo]) / Double(hi - lo))
+        }
+    }
 
     /// Taps of the low-pass filter (cut-off 3.4 kHz at 16 kHz, Hamming-windowed sinc) whose output, every other
     /// sample negated, is the noise: the sign flip moves 0–3.4 kHz up to 4.6–8 kHz.
-    static let taps: [Float] = {
-        let count = 47, cutoff = 3400.0 / Double(AudioFormat.sampleRate)
-        let middle = Double(count - 1) / 2
-        return (0..<count).map { i in
-            let t = Double(i) - middle
-            let sinc = t == 0 ? 2 * cutoff : sin(2 * .pi * cutoff * t) / (.pi * t)
-            return Float(sinc * (0.54 - 0.46 * cos(2 * .pi * Double(i) / Double(count - 1))))
-        }
-    }()
+    static let taps = bandPassTaps(lowHz: 0, highHz: 3400, count: 47)
     static let tapsPower: Float = taps.reduce(0) { $0 + $1 * $1 }
 
     /// The loud frames' power in the speech band (0.3–3.8 kHz) and above it (4.4–7.8 kHz), as summed FFT power per
@@ -80,9 +124,15 @@ public struct HighBandFill: Sendable, Equatable {
         let history = taps.count - 1
         var white = [Float](repeating: 0, count: samples.count + history)
         for i in white.indices { white[i] = source.noise(at: start - history + i, stream: 1) }
+        // The fill's gain per sample: 1, or more where the band's top is loud (a fricative).
+        let gains: [Float]? = followsUpperBandDB.map { db in
+            let over = Float(pow(10, db / 10)) / (rms * rms)
+            return upperBandPower(of: samples).map { (1 + over * $0).squareRoot() }
+        }
         return NoiseFloor.adding(to: samples, start: start) { index in
             var low: Float = 0
             for k in 0..<taps.count { low += taps[k] * white[index - start + history - k] }
+            if let gains { low *= gains[index - start] }
             return index & 1 == 0 ? low : -low
         }
     }

@@ -60,8 +60,9 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// British voice, whose speech starts right after a near-silent frame, had its whole "hey jarvis" taken for
     /// silence, so no candidate and no second pass. Verification still hears the audio as it came.
     public var floorLiveAudio = true
-    /// A faint noise above 4.6 kHz under band-limited audio (`HighBandFill`: telephone audio, an 8 kHz voice)
-    /// for the second pass and the language model; nil for none. Verification and the live decoder hear the
+    /// A faint noise above 4.6 kHz under band-limited audio (`HighBandFill`: telephone audio, an 8 kHz voice),
+    /// louder where a fricative's trace tops the speech band, for the second pass and the language model; nil for
+    /// none. Verification and the live decoder hear the
     /// audio as it came.
     public var highBandFill: HighBandFill? = HighBandFill()
     /// Frequency warp of every decoder's front end (PocketSphinx `-warp_type inverse_linear`: a frequency f is
