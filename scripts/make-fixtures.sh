@@ -97,7 +97,7 @@ echo "== main 16 kHz fixtures"
 single scroll_down         "hey jarvis, scroll down"
 single search_pizza        "hey jarvis, search for pizza recipes"
 EXT=flac single new_tab_jarvis_only "jarvis, new tab"
-single no_wake             "please scroll down the page and click the button"
+EXT=flac single no_wake "please scroll down the page and click the button"
 single not_a_command       "hey jarvis, what a lovely day it is"
 EXT=flac single custom_volume "hey jarvis, set the volume to seven"
 EXT=flac single click_in_sentence "hey jarvis, click on the little blue button and then we all went home for dinner"
@@ -234,6 +234,11 @@ echo "== kal_hiking_trails.flac (the query set's clip, as FLAC)"
 # makes it (seeded). QUERYSET is the folder it wrote (its default /tmp/jarvis-queries).
 copied_clip kal_hiking_trails "${QUERYSET:-/tmp/jarvis-queries}/query_flite_kal_13_clean.wav" scripts/make-query-set.py
 
+echo "== travis_next_tab.flac (the name set's clip, as FLAC)"
+# flite slt's "hey travis, next tab", padded as devset.py pads, as scripts/make-name-set.py makes it (seeded).
+# NAMESET is the folder it wrote (its default /tmp/jarvis-names).
+copied_clip travis_next_tab "${NAMESET:-/tmp/jarvis-names}/name_flite_slt_travis_0.wav" scripts/make-name-set.py
+
 echo "== espeak_search_football_babble.flac (the shared dev set's clip, as FLAC)"
 # espeak-ng's "hey jarvis, search for football scores" under the dev set's babble (three TTS voices, 10 dB
 # SNR), as ../shared/eval/devset.py makes it (seeded: the same samples on every run). DEVSET is the folder it
@@ -252,11 +257,11 @@ SRC="$OUT/scroll_down.wav"
 echo
 echo "== files"
 generated=(
-  scroll_down.wav search_pizza.wav new_tab_jarvis_only.flac no_wake.wav session.wav
+  scroll_down.wav search_pizza.wav new_tab_jarvis_only.flac no_wake.flac session.wav
   not_a_command.wav custom_volume.flac click_in_sentence.flac can_you_open_a_new_tab.flac set_timer.flac tell_me_a_joke.flac
   asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.flac noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
   search_cars_then_tv.flac espeak_click.flac espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
-  espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac kal_hiking_trails.flac espeak_search_football_babble.flac restart_seam.flac
+  espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac kal_hiking_trails.flac travis_next_tab.flac espeak_search_football_babble.flac restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

@@ -130,7 +130,7 @@ final class PipelineTests: XCTestCase {
     }
 
     func testSpeechWithoutTheWakePhraseDoesNothing() throws {
-        let events = try run("no_wake.wav")
+        let events = try run("no_wake.flac")
         XCTAssertGreaterThan(count(events, "speech_start"), 0, "the VAD heard the speech")
         XCTAssertEqual(count(events, "wake"), 0)
         XCTAssertEqual(count(events, "intent"), 0)
@@ -155,6 +155,19 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(intents(without).first?.slots["target"], .string("next_tab"))
         // A real "jarvis" keeps its wake: its rivals fit worse than the name.
         XCTAssertEqual(count(try run("scroll_down.wav"), "wake"), 1)
+    }
+
+    /// "hey travis, next tab" (flite slt): "travis" (t r ae v ih s) shares the end of "jarvis" but neither its
+    /// first sound nor its vowel, so no onset rival fits it better than the name by the margin. A rival with
+    /// the first syllable's onset and vowel replaced together does (`firstSyllableRivals`): no wake. Without
+    /// those rivals: a wake and "next tab".
+    func testANameThatSharesOnlyTheEndOfTheNameDoesNotWake() throws {
+        assertHeardButNotWoken(try run("travis_next_tab.flac"))
+        var settings = PipelineSettings()
+        settings.recognizer.firstSyllableRivals = false
+        let without = try run("travis_next_tab.flac", settings: settings)
+        XCTAssertEqual(count(without, "wake"), 1)
+        XCTAssertEqual(intents(without).first?.slots["target"], .string("next_tab"))
     }
 
     /// "hey jarvis, new tab" in festival's ked voice: its "j" starts with a strong closure, so "d aa r v ah s"

@@ -264,7 +264,7 @@ extension ReplayCommandTests {
         let lines = [
             #"{"file": "\#(fixture("scroll_down.wav"))", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "down"}}]}}"#,
             #"{"file": "\#(fixture("session.wav"))", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "up"}}]}}"#,
-            #"{"file": "\#(fixture("no_wake.wav"))", "kind": "negative", "cond": "clean", "expect": {"wake": false, "intents": []}}"#,
+            #"{"file": "\#(fixture("no_wake.flac"))", "kind": "negative", "cond": "clean", "expect": {"wake": false, "intents": []}}"#,
             #"{"file": "\#(fixture("set_timer.flac"))", "kind": "rejection", "cond": "clean", "expect": {"wake": true, "intents": []}}"#,
             #"{"file": "\#(fixture("not_a_command.wav"))", "kind": "rejection", "cond": "clean", "expect": {"wake": true, "intents": []}}"#,
         ]
@@ -300,7 +300,7 @@ extension ReplayCommandTests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let lines = [
-            #"{"file": "\#(fixture("no_wake.wav"))", "kind": "negative", "cond": "clean", "text": "Please scroll down the page, and click the button.", "expect": {"wake": false, "intents": []}}"#,
+            #"{"file": "\#(fixture("no_wake.flac"))", "kind": "negative", "cond": "clean", "text": "Please scroll down the page, and click the button.", "expect": {"wake": false, "intents": []}}"#,
             // The text says "pasta" where the clip says "pizza": one word of six wrong.
             #"{"file": "\#(fixture("search_pizza.wav"))", "kind": "command", "cond": "clean", "text": "hey jarvis, search for pasta recipes", "expect": {"wake": true, "intents": [{"name": "search", "slots": {"query": "pizza recipes"}}]}}"#,
             // No text: replayed and scored, not transcribed.

@@ -62,8 +62,7 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var floorLiveAudio = true
     /// A faint noise above 4.6 kHz under band-limited audio (`HighBandFill`: telephone audio, an 8 kHz voice),
     /// louder where a fricative's trace tops the speech band, for the second pass and the language model; nil for
-    /// none. Verification and the live decoder hear the
-    /// audio as it came.
+    /// none. Verification and the live decoder hear the audio as it came.
     public var highBandFill: HighBandFill? = HighBandFill()
     /// Frequency warp of every decoder's front end (PocketSphinx `-warp_type inverse_linear`: a frequency f is
     /// read as f / factor, so formants sit lower, as from a longer vocal tract); nil or 1: none. Measured on the
@@ -387,6 +386,16 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// steady noise (`noisiness` above 0), where the name's first sound drowns and its rivals fit as well: it
     /// cost a fifth of the noisy commands' wakes.
     public var onsetRivalMargin: Double? = 0.5
+    /// Whether, in a clean segment (SNR at or above `cleanSNR`), the name's rivals also replace its first
+    /// syllable's onset and vowel together (`UtteranceRecognizer.onsetRivals`: about 1,200 more, "s er v ah s",
+    /// "t r ae v ah s" for "jh aa r v ah s"). Names that share only the end of "jarvis" ("service", "travis") fit
+    /// the onset rivals no better than the name, but one of these. Measured (2026-11-28, stop 55): the name set's
+    /// false wakes 8 → 5 of 110 ("travis" by flite slt, "service" twice by kal16), the non-command set 142 → 143
+    /// of 150 rejected; the real "jarvis" clips (184/192), the dev, voice, other-voice, variant and request sets the
+    /// same, clip by clip. Under other talkers' babble they cost the babble set 3 of its 345 commands (29.9 →
+    /// 29.0 %), so a segment under `cleanSNR` hears the onset rivals only. Rivals whose onset is the name's own
+    /// or its kin ("jh ah r v ah s": the name in another accent) cost a real clip in twenty.
+    public var firstSyllableRivals = true
 
     public init() {}
 }

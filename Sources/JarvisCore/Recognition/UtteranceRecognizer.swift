@@ -73,8 +73,10 @@ public final class UtteranceRecognizer {
     /// The two halves of the name's (first) pronunciation, as dictionary words of the grammar decoder
     /// (`nameHalvesMargin`); nil for a name of fewer than 4 phones.
     private var nameHalfWords: (first: String, second: String)?
-    /// Whether the grammar decoder holds the "rivals" search over the name's onset rivals (`onsetRivalMargin`).
-    private var hasOnsetRivals = false
+    /// The grammar decoder's searches over the name's rivals (`onsetRivalMargin`), for a clean segment and for
+    /// any other: "syllable-rivals" (with the first-syllable rivals, `firstSyllableRivals`) or "rivals" (the
+    /// onset rivals); nil when the name has none.
+    private var rivalSearches: (clean: String, other: String)?
     /// Samples at the start of the utterance that a restart fed again.
     private var replayedSamples = 0
     /// The live candidates verified in this segment, as (first frame, last frame) of the name.
@@ -183,13 +185,13 @@ public final class UtteranceRecognizer {
         // search exists (PocketSphinx adds a word added later to that model as a unigram too).
         if let name = wakeWords.last {
             nameHalfWords = try Self.addNameHalves(of: name, to: decoder)
-            if let rivals = try Self.addOnsetRivals(of: name, to: decoder) {
-                var g = GrammarGraph()
-                g.start = g.newState()
-                g.final = g.newState()
-                for rival in rivals { g.add(g.start, g.final, rival) }
-                try decoder.addGraph(name: "rivals", g)
-                hasOnsetRivals = true
+            if let rivals = try Self.addOnsetRivals(of: name, firstSyllables: settings.firstSyllableRivals, to: decoder) {
+                try decoder.addGraph(name: "rivals", Self.anyOne(of: rivals.onset))
+                rivalSearches = ("rivals", "rivals")
+                if !rivals.firstSyllable.isEmpty {
+                    try decoder.addGraph(name: "syllable-rivals", Self.anyOne(of: rivals.onset + rivals.firstSyllable))
+                    rivalSearches = ("syllable-rivals", "rivals")
+                }
             }
         }
     }
@@ -1023,10 +1025,13 @@ public final class UtteranceRecognizer {
     /// one, which is then aligned alone: the scores of one search over many words are not comparable with a
     /// one-word search's.
     func nameBeatsOnsetRivals(_ name: RecognizedWord) throws(DecoderError) -> Bool {
-        guard let margin = settings.onsetRivalMargin, noisiness == 0, hasOnsetRivals else { return true }
+        guard let margin = settings.onsetRivalMargin, noisiness == 0, let searches = rivalSearches else { return true }
         let (from, to) = samples(fromFrame: name.startFrame, toFrame: name.endFrame)
+        // Other talkers' babble lets a thousand rivals fit where two dozen do not: the first syllable's only in a
+        // clean segment.
+        let search = segmentIsClean ? searches.clean : searches.other
         guard to - from >= Self.samplesPerFrame * 10,
-              let best = try decoder.decodeUtterance(fed[from..<to], search: "rivals"),
+              let best = try decoder.decodeUtterance(fed[from..<to], search: search),
               let rival = best.spokenWords.first?.word,
               let own = try pathScore(of: [name.word], from..<to),
               let other = try pathScore(of: [rival], from..<to) else { return true }
@@ -1037,21 +1042,60 @@ public final class UtteranceRecognizer {
         return advantage <= margin
     }
 
-    /// Adds the name's onset rivals (from its first pronunciation) to `decoder`'s dictionary and returns them;
-    /// nil when that pronunciation starts with a vowel or is unknown.
-    private static func addOnsetRivals(of word: String,
-                                       to decoder: PocketSphinxDecoder) throws(DecoderError) -> [String]? {
+    /// Adds the name's rivals (`onsetRivals`, from its first pronunciation; the first syllable's only with
+    /// `firstSyllables`) to `decoder`'s dictionary and returns their words; nil when the name has none.
+    private static func addOnsetRivals(of word: String, firstSyllables: Bool, to decoder: PocketSphinxDecoder)
+        throws(DecoderError) -> (onset: [String], firstSyllable: [String])? {
         guard let phones = decoder.pronunciation(of: word)?.split(separator: " ").map(String.init),
-              phones.count >= 3, let onset = phones.first, Self.consonants.contains(onset) else { return nil }
-        let kin: Set<String?> = [onset, Self.voicingTwins[onset], Self.affricateStops[onset]]
-        let onsets = [nil] + Self.consonants.filter { !kin.contains($0) }
-        let entries = onsets.enumerated().map { (i, c) in
-            (word: "\(word)-rival\(i)", phones: ((c.map { [$0] } ?? []) + phones.dropFirst()).joined(separator: " "))
-        }
+              let rivals = onsetRivals(of: phones) else { return nil }
+        let all = rivals.onset + (firstSyllables ? rivals.firstSyllable : [])
+        let entries = all.enumerated().map { (i, p) in (word: "\(word)-rival\(i)", phones: p.joined(separator: " ")) }
         try decoder.addWords(entries)
-        return entries.map(\.word)
+        let words = entries.map(\.word)
+        return (Array(words.prefix(rivals.onset.count)), Array(words.dropFirst(rivals.onset.count)))
     }
 
+    /// A grammar of one word, any of `words`.
+    private static func anyOne(of words: [String]) -> GrammarGraph {
+        var g = GrammarGraph()
+        g.start = g.newState()
+        g.final = g.newState()
+        for word in words { g.add(g.start, g.final, word) }
+        return g
+    }
+
+    /// The pronunciations that compete with a name's (`phones`) over its frames (`RecognizerSettings
+    /// .onsetRivalMargin`). Onset rivals: the name with its first consonant replaced by each other consonant,
+    /// or dropped. First-syllable rivals (`RecognizerSettings.firstSyllableRivals`): its first syllable's onset
+    /// and vowel replaced together, by an onset of none, one consonant or a cluster (`onsetClusters`), then any
+    /// vowel, with or without an "r" after it, then the rest of the name ("s er v ah s", "t r ae v ah s" for "jh
+    /// aa r v ah s"). An onset that starts with the name's own first consonant, its voiced or voiceless twin or
+    /// an affricate's stop (`affricateStops`) makes no rival: "jh ah r v ah s" is the name said another way.
+    /// Each pronunciation once; nil when the name starts with a vowel or has fewer than 3 phones.
+    static func onsetRivals(of phones: [String]) -> (onset: [[String]], firstSyllable: [[String]])? {
+        guard phones.count >= 3, let first = phones.first, consonants.contains(first) else { return nil }
+        let kin = Set([first, voicingTwins[first], affricateStops[first]].compactMap { $0 })
+        let onset = ([nil] + consonants.filter { !kin.contains($0) }).map { c in (c.map { [$0] } ?? []) + phones.dropFirst() }
+        guard let v = phones.firstIndex(where: vowels.contains) else { return (onset, []) }
+        let rest = phones[(v + (phones.dropFirst(v + 1).first == "R" ? 2 : 1))...]
+        var seen = Set(onset), firstSyllable: [[String]] = []
+        for newOnset in [[]] + consonants.map({ [$0] }) + onsetClusters where !(newOnset.first.map(kin.contains) ?? false) {
+            for vowel in vowels {
+                for rhotic in vowel == "ER" ? [false] : [false, true] {
+                    let rival = newOnset + [vowel] + (rhotic ? ["R"] : []) + rest
+                    if seen.insert(rival).inserted { firstSyllable.append(rival) }
+                }
+            }
+        }
+        return (onset, firstSyllable)
+    }
+
+    /// The vowels of the acoustic model's phone set (CMU), and the two-consonant onsets of English syllables
+    /// that start a name's rivals (`onsetRivals`).
+    static let vowels = ["AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"]
+    static let onsetClusters = [["T", "R"], ["P", "R"], ["K", "R"], ["B", "R"], ["D", "R"], ["G", "R"], ["F", "R"],
+                                ["S", "T"], ["S", "P"], ["S", "K"], ["S", "L"], ["P", "L"], ["K", "L"], ["B", "L"],
+                                ["G", "L"], ["F", "L"], ["S", "M"], ["S", "N"], ["S", "W"], ["T", "W"], ["K", "W"]]
     /// The consonants of the acoustic model's phone set (CMU), and the pairs that differ in voicing only.
     static let consonants = ["B", "CH", "D", "DH", "F", "G", "HH", "JH", "K", "L", "M", "N", "NG", "P",
                               "R", "S", "SH", "T", "TH", "V", "W", "Y", "Z", "ZH"]
