@@ -87,11 +87,13 @@ static inline void jarvis_lm_apply_config_weights(ps_decoder_t *ps, ngram_model_
 /// on the base model alone; `jarvis_lm_mix` interpolates it with one of the extra models. The set takes its own
 /// reference to `base`. Returns the model set, of which the caller owns one reference (ngram_model_free), or NULL
 /// on failure.
+/// The names of a mixed set's models: the base, then the extra ones.
+static char *const jarvis_mixed_lm_names[3] = {"base", "extra1", "extra2"};
+
 static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char *name, ngram_model_t *base,
-                                                    const char *const *extra_paths, int n_extra) {
+                                                    char *const *extra_paths, int n_extra) {
     if (n_extra < 1 || n_extra > 2) return NULL;
     ngram_model_t *models[3] = {base, NULL, NULL};
-    char *names[3] = {"base", "extra1", "extra2"};
     for (int i = 0; i < n_extra; ++i) {
         models[i + 1] = ngram_model_read(ps_get_config(ps), extra_paths[i], NGRAM_AUTO, ps_get_logmath(ps));
         if (models[i + 1] == NULL) {
@@ -100,7 +102,7 @@ static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char
         }
     }
     /* No weights: each decode sets its own (`jarvis_lm_mix`). */
-    ngram_model_t *set = ngram_model_set_init(ps_get_config(ps), models, names, NULL, n_extra + 1);
+    ngram_model_t *set = ngram_model_set_init(ps_get_config(ps), models, (char **)jarvis_mixed_lm_names, NULL, n_extra + 1);
     for (int i = 1; i <= n_extra; ++i) ngram_model_free(models[i]);  /* the set holds its own references */
     if (set == NULL) return NULL;
     ngram_model_set_select(set, "base");
@@ -112,9 +114,8 @@ static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char
 /// interpolated with extra model `extra` (1 or 2) at `extra_weight`, the other extra model silent.
 static inline void jarvis_lm_mix(ngram_model_t *set, int extra, float extra_weight) {
     if (extra <= 0 || extra > ngram_model_set_count(set) - 1) { ngram_model_set_select(set, "base"); return; }
-    const char *names[3] = {"base", "extra1", "extra2"};
     float32 weights[3] = {1.0f - extra_weight, extra == 1 ? extra_weight : 0.0f, extra == 2 ? extra_weight : 0.0f};
-    ngram_model_set_interp(set, names, weights);
+    ngram_model_set_interp(set, (const char **)jarvis_mixed_lm_names, weights);
 }
 
 /// Length of the decoder's cepstral vectors (13 for en-us).

@@ -655,22 +655,22 @@ public final class Pipeline {
             guard recognizer.canExpect(.lead) else { return nil }
             let led = try freeText(expecting: .lead)
             guard let (intent, query) = search(in: led.words) else { return nil }
-            let loss = leadPathLoss(general: general, led: led)
+            let loss = pathLoss(of: led, against: general)
             if UtteranceRecognizer.tracing {
                 FileHandle.standardError.write(Data("lead heard by the lead model; its path loses \(loss) per frame\n".utf8))
             }
             return loss <= settings.leadAcousticLoss ? (intent, query) : nil
         }
-        /// How far (nats per 10 ms frame) an expecting model's path (`led`) sounds worse than the general one's.
-        func leadPathLoss(general: UtteranceRecognizer.FreeText, led: UtteranceRecognizer.FreeText) -> Double {
-            (general.acousticScore - led.acousticScore) / Double(max(1, led.frames))
+        /// How far (nats per 10 ms frame) an expecting model's path sounds worse than the general model's.
+        func pathLoss(of expecting: UtteranceRecognizer.FreeText, against general: UtteranceRecognizer.FreeText) -> Double {
+            (general.acousticScore - expecting.acousticScore) / Double(max(1, expecting.frames))
         }
         /// Whether the language model expecting a lead heard `word` before the free text, on a path that sounds
         /// about as good as the general model's (`triggerHeardByLeadModel`).
         func leadModelHeard(_ word: String, general: UtteranceRecognizer.FreeText) throws(DecoderError) -> Bool {
             guard settings.triggerHeardByLeadModel, recognizer.canExpect(.lead) else { return false }
             let led = try freeText(expecting: .lead)
-            let loss = leadPathLoss(general: general, led: led)
+            let loss = pathLoss(of: led, against: general)
             let heard = try recognizer.heard(word, in: led.before)
             if UtteranceRecognizer.tracing {
                 FileHandle.standardError.write(Data("'\(word)' heard by the lead model: \(heard); its path loses \(loss) per frame\n".utf8))
@@ -800,7 +800,7 @@ public final class Pipeline {
                 // cab" for "can you open a new tab"): the model expecting a command decides, when it hears all
                 // the command's words on a path that sounds about as good.
                 let expecting = try freeText(expecting: .command)
-                let loss = leadPathLoss(general: free, led: expecting)
+                let loss = pathLoss(of: expecting, against: free)
                 var all = true
                 for word in content.isEmpty ? literal : content where !(try recognizer.heard(word, in: expecting.words)) {
                     all = false

@@ -93,11 +93,7 @@ public final class PocketSphinxDecoder {
         // (`initLock`: `jarvis eval` workers build theirs at once).
         if !args.contains(where: { $0.0 == "-warp_params" }) { args += Self.warpArguments(factor: 1) }
         let flat = args.flatMap { [$0.0, $0.1] }
-        var cStrings = flat.map { strdup($0) }
-        defer { cStrings.forEach { free($0) } }
-        let config = cStrings.withUnsafeMutableBufferPointer {
-            jarvis_ps_config(Int32($0.count), $0.baseAddress)
-        }
+        let config = withArrayOfCStrings(flat) { jarvis_ps_config(Int32(flat.count), $0) }
         guard let config else {
             throw DecoderError(operation: "configuration", status: -1, detail: flat.joined(separator: " "))
         }
@@ -509,10 +505,9 @@ public struct ModelPaths: Sendable, Equatable {
     }
 }
 
-/// Calls `body` with a C array of `strings` (valid only during the call).
-private func withArrayOfCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
-    let copies = strings.map { strdup($0) }
+/// Calls `body` with a C array (`char **`, NULL after the last) of copies of `strings`, valid only during the call.
+private func withArrayOfCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var copies = strings.map { strdup($0) } + [nil]
     defer { copies.forEach { free($0) } }
-    let pointers = copies.map { UnsafePointer($0) }
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    return copies.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
 }
