@@ -98,7 +98,7 @@ single scroll_down         "hey jarvis, scroll down"
 single search_pizza        "hey jarvis, search for pizza recipes"
 EXT=flac single new_tab_jarvis_only "jarvis, new tab"
 EXT=flac single no_wake "please scroll down the page and click the button"
-single not_a_command       "hey jarvis, what a lovely day it is"
+EXT=flac single not_a_command "hey jarvis, what a lovely day it is"
 EXT=flac single custom_volume "hey jarvis, set the volume to seven"
 EXT=flac single click_in_sentence "hey jarvis, click on the little blue button and then we all went home for dinner"
 EXT=flac single can_you_open_a_new_tab "hey jarvis, can you open a new tab"
@@ -106,6 +106,7 @@ VOICE=kal16 EXT=flac single set_timer "hey jarvis, set a timer for ten minutes" 
 EXT=flac single tell_me_a_joke "hey jarvis, tell me a joke"   # the grammar hears "show me gmail"
 EXT=flac single asked_jarvis "i asked jarvis to open a new tab"   # the grammar fits "hey" into the end of "asked"
 EXT=flac single close_current_tab "hey jarvis, close the current tab please"   # everyday variants: "the current", a polite ending
+EXT=flac single look_for_flights "hey jarvis, look for cheap flights"   # "look for" opens a search too
 VOICE=kal16 EXT=flac single nervous_next_tab "hey nervous, next tab"   # all of "jarvis" but its first sound
 VOICE=awb EXT=flac single search_train_times "hey jarvis, search for train times to boston"   # the language model hears "sartre"
 # A fan-like steady white noise under the whole file (the VAD band's loud frames ~19 dB above the quiet ones).
@@ -258,8 +259,8 @@ echo
 echo "== files"
 generated=(
   scroll_down.wav search_pizza.wav new_tab_jarvis_only.flac no_wake.flac session.wav
-  not_a_command.wav custom_volume.flac click_in_sentence.flac can_you_open_a_new_tab.flac set_timer.flac tell_me_a_joke.flac
-  asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac search_train_times.flac noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
+  not_a_command.flac custom_volume.flac click_in_sentence.flac can_you_open_a_new_tab.flac set_timer.flac tell_me_a_joke.flac
+  asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac look_for_flights.flac search_train_times.flac noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
   search_cars_then_tv.flac espeak_click.flac espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
   espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac kal_hiking_trails.flac travis_next_tab.flac espeak_search_football_babble.flac restart_seam.flac
   enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav

@@ -92,6 +92,16 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(count(events, "rejected"), 0)
     }
 
+    /// "look for cheap flights": "look for" opens a search as "search for" and "look up" do (before it was a
+    /// lead, the grammar heard "refresh" and more speech, and rejected it).
+    func testLookForOpensASearch() throws {
+        let events = try run("look_for_flights.flac")
+        XCTAssertEqual(intents(events).map(\.name), ["search"])
+        XCTAssertEqual(intents(events).first?.slots["query"], .string("cheap flights"))
+        XCTAssertEqual(intents(events).first?.text, "look for cheap flights")
+        XCTAssertEqual(count(events, "rejected"), 0)
+    }
+
     func testSearchQueryIsTheSpokenWords() throws {
         let i = intents(try run("search_pizza.wav"))
         XCTAssertEqual(i.map(\.name), ["search"])
@@ -137,7 +147,7 @@ final class PipelineTests: XCTestCase {
     }
 
     func testWakeThenNonCommandIsRejected() throws {
-        let events = try run("not_a_command.wav")
+        let events = try run("not_a_command.flac")
         XCTAssertEqual(count(events, "wake"), 1)
         XCTAssertEqual(count(events, "intent"), 0)
         XCTAssertEqual(count(events, "rejected"), 1)
@@ -519,7 +529,7 @@ extension PipelineTests {
             try readAll(fixtures.appendingPathComponent(name).path).dropFirst(30_400).map(Double.init)
         }
         let joke = try tail("tell_me_a_joke.flac"), volume = try tail("custom_volume.flac")
-        let day = try tail("not_a_command.wav"), timer = try tail("set_timer.flac")
+        let day = try tail("not_a_command.flac"), timer = try tail("set_timer.flac")
         let streams = [joke + volume, day + timer, timer + day]
         let length = streams.map(\.count).min() ?? 0
         let babble = (0..<length).map { i in streams.reduce(0) { $0 + $1[i] } }

@@ -266,7 +266,7 @@ extension ReplayCommandTests {
             #"{"file": "\#(fixture("session.wav"))", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "up"}}]}}"#,
             #"{"file": "\#(fixture("no_wake.flac"))", "kind": "negative", "cond": "clean", "expect": {"wake": false, "intents": []}}"#,
             #"{"file": "\#(fixture("set_timer.flac"))", "kind": "rejection", "cond": "clean", "expect": {"wake": true, "intents": []}}"#,
-            #"{"file": "\#(fixture("not_a_command.wav"))", "kind": "rejection", "cond": "clean", "expect": {"wake": true, "intents": []}}"#,
+            #"{"file": "\#(fixture("not_a_command.flac"))", "kind": "rejection", "cond": "clean", "expect": {"wake": true, "intents": []}}"#,
         ]
         let manifest = dir.appendingPathComponent("m.jsonl")
         try lines.joined(separator: "\n").write(to: manifest, atomically: true, encoding: .utf8)

@@ -84,7 +84,7 @@ extension CommandSet {
                 "\(polite) (open [up] | go to | show me | take me to | navigate to | visit) <site> \(politeEnd)",
             ], fixed: ["target": s("url")], renames: ["site": "url"]),
             CommandDefinition(intent: "search", patterns: [
-                "\(polite) (search for | look up | google for | google) <query>",
+                "\(polite) (search for | look up | look for | google for | google) <query>",
                 "\(polite) search (the web | google) for <query>",
             ]),
         ]
