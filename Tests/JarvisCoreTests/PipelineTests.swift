@@ -83,23 +83,22 @@ final class PipelineTests: XCTestCase {
         for e in events { XCTAssertTrue((0...3.5).contains(e.t), "\(e.type) at \(e.t)") }
     }
 
-    /// "close the current tab please": the grammar's everyday variants, heard as one command (before them, the
-    /// grammar heard "close the tab" and more speech, and rejected it).
+    /// The grammar's everyday variants, each heard as one command: "close the current tab please" (before them,
+    /// the grammar heard "close the tab" and more speech, and rejected it) and "look for cheap flights" ("look
+    /// for" opens a search as "search for" and "look up" do; before it was a lead, the grammar heard "refresh"
+    /// and more speech).
     func testEverydayVariantOfACommand() throws {
-        let events = try run("close_current_tab.flac")
-        XCTAssertEqual(intents(events).map(\.slots), [["target": .string("close_tab")]])
-        XCTAssertEqual(intents(events).first?.text, "close the current tab please")
-        XCTAssertEqual(count(events, "rejected"), 0)
-    }
-
-    /// "look for cheap flights": "look for" opens a search as "search for" and "look up" do (before it was a
-    /// lead, the grammar heard "refresh" and more speech, and rejected it).
-    func testLookForOpensASearch() throws {
-        let events = try run("look_for_flights.flac")
-        XCTAssertEqual(intents(events).map(\.name), ["search"])
-        XCTAssertEqual(intents(events).first?.slots["query"], .string("cheap flights"))
-        XCTAssertEqual(intents(events).first?.text, "look for cheap flights")
-        XCTAssertEqual(count(events, "rejected"), 0)
+        let variants: [(fixture: String, intent: String, slots: [String: SlotValue], text: String)] = [
+            ("close_current_tab.flac", "navigate", ["target": .string("close_tab")], "close the current tab please"),
+            ("look_for_flights.flac", "search", ["query": .string("cheap flights")], "look for cheap flights"),
+        ]
+        for variant in variants {
+            let events = try run(variant.fixture)
+            XCTAssertEqual(intents(events).map(\.name), [variant.intent], variant.fixture)
+            XCTAssertEqual(intents(events).first?.slots, variant.slots, variant.fixture)
+            XCTAssertEqual(intents(events).first?.text, variant.text, variant.fixture)
+            XCTAssertEqual(count(events, "rejected"), 0, variant.fixture)
+        }
     }
 
     func testSearchQueryIsTheSpokenWords() throws {
