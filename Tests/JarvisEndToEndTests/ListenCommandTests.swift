@@ -214,7 +214,10 @@ final class ListenCommandTests: XCTestCase {
     }
 
     func testSIGHUPRecreatesThePipelineAndKeepsTheClock() throws {
-        let r = try start(["listen", "--device", "jarvistest", "--json", "--pace", "2", "--duration", "10.5"])
+        // `--overrun block`: a debug build on a busy machine may fall behind twice real time, and samples the ring
+        // drops are not on the audio clock (the events after an overrun would be early by them).
+        let r = try start(["listen", "--device", "jarvistest", "--json", "--pace", "2", "--duration", "10.5",
+                           "--overrun", "block"])
         // SIGHUP as the second command starts (4.09–5.58 s): the reload waits for the pause after it, so that
         // command is heard whole by the old pipeline.
         XCTAssertTrue(r.waitFor(timeout: 20) { r.events("speech_start").count >= 2 }, r.stdout)
