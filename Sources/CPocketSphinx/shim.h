@@ -83,13 +83,13 @@ static inline void jarvis_lm_apply_config_weights(ps_decoder_t *ps, ngram_model_
     ngram_model_apply_weights(model, (float32)cmd_ln_float_r(config, "-lw"), (float32)cmd_ln_float_r(config, "-wip"));
 }
 
+/// The names of a mixed set's models: the base, then the extra ones.
+static char *const jarvis_mixed_lm_names[3] = {"base", "extra1", "extra2"};
+
 /// Adds search `name` over the language model `base` and the `n_extra` (1 or 2) models at `extra_paths`, at first
 /// on the base model alone; `jarvis_lm_mix` interpolates it with one of the extra models. The set takes its own
 /// reference to `base`. Returns the model set, of which the caller owns one reference (ngram_model_free), or NULL
 /// on failure.
-/// The names of a mixed set's models: the base, then the extra ones.
-static char *const jarvis_mixed_lm_names[3] = {"base", "extra1", "extra2"};
-
 static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char *name, ngram_model_t *base,
                                                     char *const *extra_paths, int n_extra) {
     if (n_extra < 1 || n_extra > 2) return NULL;
