@@ -10,7 +10,7 @@ extension Jarvis {
             Events go to stdout as in replay; t is seconds of audio captured. Besides replay's events, listen \
             reports state (idle, listening, wake, processing, success, error), device (lost, unavailable, \
             available), overrun (alsa: the kernel buffer overran and was recovered; ring: the pipeline fell \
-            behind and the oldest audio was dropped) and reload (SIGHUP: the config is read again and the \
+            behind and the oldest audio was dropped: a gap that stays on the clock and ends speech in progress) and reload (SIGHUP: the config is read again and the \
             pipeline rebuilt at the next pause between utterances, 10 s of audio at most). SIGINT/SIGTERM stop \
             cleanly: the pipeline finishes, end is printed, the saved audio is closed, exit status 0. A device that \
             disappears while listening is reopened with backoff (0.5 s doubling to 8 s). On a terminal, \

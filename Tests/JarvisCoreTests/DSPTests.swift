@@ -102,6 +102,21 @@ final class VADTests: XCTestCase {
         XCTAssertLessThan(endFrame, 50 + 20 * 50 / 2, "ends within 10 s")
     }
 
+    func testABreakInTheStreamEndsSpeechAndKeepsTheFloor() {
+        var vad = EnergyVAD()
+        for _ in 0..<10 { _ = vad.process(bandEnergyDB: -60) }
+        for _ in 0..<5 { _ = vad.process(bandEnergyDB: 0) }
+        XCTAssertTrue(vad.inSpeech)
+        let floor = vad.noiseFloorDB
+        vad.breakStream()
+        XCTAssertFalse(vad.inSpeech)
+        XCTAssertEqual(vad.noiseFloorDB, floor)
+        // Loud again after the gap: a new onset run of 3 frames, not the old one carried over.
+        XCTAssertEqual(vad.process(bandEnergyDB: 0), .none)
+        XCTAssertEqual(vad.process(bandEnergyDB: 0), .none)
+        XCTAssertEqual(vad.process(bandEnergyDB: 0), .speechStart(framesAgo: 2))
+    }
+
     func testResetForgetsState() {
         var vad = EnergyVAD()
         for _ in 0..<10 { _ = vad.process(bandEnergyDB: -60) }
@@ -124,6 +139,20 @@ final class AudioHistoryTests: XCTestCase {
         XCTAssertEqual(h.samples(from: 0, to: 7), [3, 4, 5, 6, 7], "overwritten samples are gone, not invented")
         XCTAssertEqual(h.samples(from: 5, to: 100), [6, 7])
         XCTAssertEqual(h.samples(from: 6, to: 6), [])
+    }
+
+    func testAGapIsNotHeld() {
+        var h = AudioHistory(capacity: 10)
+        h.append([1, 2, 3][...])
+        h.skip(4)
+        XCTAssertEqual(h.endSample, 7)
+        XCTAssertEqual(h.startSample, 7, "audio before a gap is not one stretch with the audio after it")
+        XCTAssertEqual(h.samples(from: 0, to: 7), [])
+        h.append([8, 9][...])
+        XCTAssertEqual(h.samples(from: 0, to: 9), [8, 9])
+        h.reset()
+        h.append([1][...])
+        XCTAssertEqual(h.samples(from: 0, to: 1), [1])
     }
 
     func testAppendLongerThanCapacity() {

@@ -275,6 +275,57 @@ final class PipelineTests: XCTestCase {
         XCTAssertFalse(a.isEmpty)
     }
 
+    /// Samples lost before the pipeline (a capture ring overrun) count on the audio clock: the same audio after
+    /// a skip gives the same events, later by exactly the skipped time.
+    func testSkippedSamplesCountOnTheAudioClock() throws {
+        let samples = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
+        let plain = try run(samples: samples)
+        var skipped: [Event] = []
+        let pipeline = try Pipeline(settings: PipelineSettings()) { skipped.append($0) }
+        try pipeline.skip(samples: 32_000)
+        try feed(samples, to: pipeline)
+        let serialized = { (events: [Event]) in events.filter { $0.type != "end" }.map { $0.json.serialized() } }
+        XCTAssertEqual(intents(plain).map(\.name), ["scroll"])
+        XCTAssertEqual(serialized(skipped), serialized(plain.map { $0.shifted(by: 2) }))
+        XCTAssertEqual(pipeline.stats.audioSeconds, 2 + Double(samples.count) / 16000, accuracy: 0.02)
+    }
+
+    /// Speech in progress at a gap ends where the audio stopped, and the stream goes on after the gap.
+    func testAGapEndsSpeechInProgressWhereTheAudioStopped() throws {
+        let samples = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
+        let plain = try run(samples: samples)
+        let speechStart = try XCTUnwrap(plain.first { $0.type == "speech_start" }).t
+        let wake = try XCTUnwrap(plain.first { $0.type == "wake" }).t
+        var events: [Event] = []
+        let pipeline = try Pipeline(settings: PipelineSettings()) { events.append($0) }
+        // Cut 0.3 s into the speech, on a frame boundary, with 100 samples of a partial frame (lost too).
+        let cut = AudioFormat.samples(speechStart + 0.3) / AudioFormat.frameSamples * AudioFormat.frameSamples
+        try pipeline.process(Array(samples[..<(cut + 100)]))
+        XCTAssertEqual(events.last?.type, "speech_start")
+        try pipeline.skip(samples: 16_000)
+        XCTAssertEqual(events.first { $0.type == "speech_end" }?.t ?? -1, AudioFormat.seconds(cut), accuracy: 1e-9)
+        XCTAssertEqual(intents(events), [], "a third of a second of speech is not a command")
+        let afterGap = AudioFormat.seconds(cut + 100 + 16_000)
+        try feed(samples, to: pipeline)
+        XCTAssertEqual(intents(events).map(\.name), ["scroll"])
+        XCTAssertEqual(events.last { $0.type == "wake" }?.t ?? -1, afterGap + wake, accuracy: 0.1)
+        XCTAssertEqual(pipeline.stats.audioSeconds, afterGap + Double(samples.count) / 16000, accuracy: 0.02)
+    }
+
+    /// Without the VAD the stream is one segment; after a gap, another one from the first frame after it.
+    func testWithoutTheVADAGapStartsANewSegment() throws {
+        let samples = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
+        var settings = PipelineSettings()
+        settings.vadEnabled = false
+        var events: [Event] = []
+        let pipeline = try Pipeline(settings: settings) { events.append($0) }
+        try pipeline.process(Array(samples[..<3200]))
+        try pipeline.skip(samples: 16_000)
+        try feed(samples, to: pipeline)
+        XCTAssertEqual(events.filter { $0.type == "speech_start" }.map(\.t), [0, AudioFormat.seconds(3200 + 16_000)])
+        XCTAssertEqual(intents(events).map(\.name), ["scroll"])
+    }
+
     /// The decoder runs continuously (no VAD): it must restart at 55 s, and the command spoken across the
     /// seam ("hey jarvis" ends at 54.97 s, "scroll up" follows) must be recognised exactly once. (flite's "scroll
     /// up" there is heard as "page up", which the frequency warp rescored as "scroll up eight" and rejected as

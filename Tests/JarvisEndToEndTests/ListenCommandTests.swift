@@ -32,9 +32,7 @@ final class ListenCommandTests: XCTestCase {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-listen-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         // The fixture as raw S16_LE 16 kHz mono, decoded by jarvis's own file source (no sox needed).
-        let source = try AudioFileSource(path: Self.fixtures.appendingPathComponent("session.wav").path)
-        var samples: [Int16] = []
-        while case let chunk = try source.read(maxSamples: 16000), !chunk.isEmpty { samples += chunk }
+        let samples = try readSamples(Self.fixtures.appendingPathComponent("session.wav").path)
         try samples.withUnsafeBytes { Data($0) }.write(to: sessionRaw)
         let asoundrc = """
         </usr/share/alsa/alsa.conf>
@@ -122,6 +120,14 @@ final class ListenCommandTests: XCTestCase {
         }
     }
 
+    /// Every sample of an audio file, as jarvis's file source decodes it (16 kHz mono).
+    func readSamples(_ path: String) throws -> [Int16] {
+        let source = try AudioFileSource(path: path)
+        var samples: [Int16] = []
+        while case let chunk = try source.read(maxSamples: 16000), !chunk.isEmpty { samples += chunk }
+        return samples
+    }
+
     func start(_ args: [String]) throws -> Run { try Run(binary, args, env: environment, dir: dir) }
 
     func run(_ args: [String], timeout: TimeInterval = 60) throws -> (Int32?, Run) {
@@ -196,10 +202,8 @@ final class ListenCommandTests: XCTestCase {
         let heard = (r.events.last?["stats"] as? [String: Any])?["audio_seconds"] as? Double ?? 0
         XCTAssertGreaterThan(heard, 2.5)
         XCTAssertLessThan(heard, 8)
-        let source = try AudioFileSource(path: wav)
-        var n = 0
-        while case let chunk = try source.read(maxSamples: 16000), !chunk.isEmpty { n += chunk.count }
-        XCTAssertEqual(Double(n) / 16000, heard, accuracy: 0.001, "the WAV holds what the pipeline heard")
+        let n = try readSamples(wav).count
+        XCTAssertEqual(Double(n) / 16000, heard, accuracy: 0.001, "the WAV is as long as the audio clock")
     }
 
     func testSIGINTStopsToo() throws {
@@ -214,8 +218,8 @@ final class ListenCommandTests: XCTestCase {
     }
 
     func testSIGHUPRecreatesThePipelineAndKeepsTheClock() throws {
-        // `--overrun block`: a debug build on a busy machine may fall behind twice real time, and samples the ring
-        // drops are not on the audio clock (the events after an overrun would be early by them).
+        // `--overrun block`: a debug build on a busy machine may fall behind twice real time, and audio the ring
+        // drops is a gap that may cut a command.
         let r = try start(["listen", "--device", "jarvistest", "--json", "--pace", "2", "--duration", "10.5",
                            "--overrun", "block"])
         // SIGHUP as the second command starts (4.09–5.58 s): the reload waits for the pause after it, so that
@@ -275,14 +279,32 @@ final class ListenCommandTests: XCTestCase {
 
     func testAPipelineThatFallsBehindDropsTheOldestAudioVisibly() throws {
         // Unpaced file PCM, small ring, default drop policy: the capture outruns the pipeline.
-        let (status, r) = try run(["listen", "--device", "jarvistest", "--json", "--duration", "30", "--ring-seconds", "1"])
+        let wav = dir.appendingPathComponent("heard.wav").path
+        let (status, r) = try run(["listen", "--device", "jarvistest", "--json", "--duration", "30", "--ring-seconds", "1",
+                                   "--save-audio", wav])
         XCTAssertEqual(status, 0, r.stderr)
         let overruns = r.events("overrun")
         XCTAssertFalse(overruns.isEmpty)
         XCTAssertTrue(overruns.allSatisfy { $0["origin"] as? String == "ring" })
-        let dropped = overruns.compactMap { $0["dropped_samples"] as? Int }.reduce(0, +)
-        let heard = (r.events.last?["stats"] as? [String: Any])?["audio_seconds"] as? Double ?? 0
-        XCTAssertEqual(Double(dropped) / 16000 + heard, 30, accuracy: 0.001, "every captured sample is heard or counted")
+        // The dropped samples stay on the audio clock: the stream ends at 30 s, as captured.
+        XCTAssertEqual(r.events.last?["t"] as? Double ?? 0, 30, accuracy: 0.001)
+        XCTAssertEqual((r.events.last?["stats"] as? [String: Any])?["audio_seconds"] as? Double ?? 0, 30, accuracy: 0.001)
+        // Each overrun is a gap of silence in the saved audio at its own time, and every other sample is the
+        // captured one at its own time (the PCM reads the fixture from its start; past its end, stale data).
+        let captured = [Int16](try Data(contentsOf: sessionRaw).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) })
+        let saved = try readSamples(wav)
+        XCTAssertEqual(saved.count, 30 * 16000)
+        var inGap = [Bool](repeating: false, count: saved.count)
+        for overrun in overruns {
+            let from = Int(((overrun["t"] as? Double ?? -1) * 16000).rounded())
+            let count = overrun["dropped_samples"] as? Int ?? 0
+            XCTAssertGreaterThan(count, 0)
+            for i in max(0, from)..<min(saved.count, from + count) { inGap[i] = true }
+        }
+        let compared = min(captured.count, saved.count)
+        let misplaced = (0..<compared).filter { saved[$0] != (inGap[$0] ? 0 : captured[$0]) }.count
+        XCTAssertEqual(misplaced, 0, "samples off their capture time")
+        XCTAssertTrue(inGap[..<compared].contains(true), "the fixture's own part had a gap")
     }
 
     func testDevicesListsCapturePCMs() throws {
@@ -300,9 +322,7 @@ final class ListenCommandTests: XCTestCase {
     /// A recogniser failure while listening (here a language model that sphinxbase cannot read, found at the first
     /// search) is written to the history, with its audio time, before jarvis exits with 4.
     func testARecogniserFailureIsInTheHistoryBeforeTheExit() throws {
-        let source = try AudioFileSource(path: Self.fixtures.appendingPathComponent("search_pizza.wav").path)
-        var samples: [Int16] = []
-        while case let chunk = try source.read(maxSamples: 16000), !chunk.isEmpty { samples += chunk }
+        let samples = try readSamples(Self.fixtures.appendingPathComponent("search_pizza.wav").path)
         try samples.withUnsafeBytes { Data($0) }.write(to: lateInput)
         let arpa = "\\data\\\nngram 1=3\n\n\\1-grams:\n-1.0 <s> -0.3\n"
         let model = try modelCopy(replacing: ["en-us.lm.bin": Data(arpa.utf8)])

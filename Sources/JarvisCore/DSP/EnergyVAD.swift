@@ -65,6 +65,14 @@ public struct EnergyVAD: Sendable {
         return .none
     }
 
+    /// The audio stops here and goes on later (samples were lost): speech in progress is over, the onset and
+    /// hangover runs start again; the noise floor is kept (the room is the same).
+    public mutating func breakStream() {
+        inSpeech = false
+        loudRun = 0
+        quietRun = 0
+    }
+
     /// Forgets everything (a fresh stream).
     public mutating func reset() {
         self = EnergyVAD(settings: settings)

@@ -52,8 +52,9 @@ public final class LiveControl: @unchecked Sendable {
 
 /// `jarvis listen`: the same `Pipeline` as replay, fed from an ALSA capture thread through a `SampleRing`.
 /// The thread calling `run()` owns the pipeline (and the event output, the saved WAV and the meter); the
-/// ALSA reads run on the `CaptureThread`. Event `t` is the audio clock: samples delivered to the pipeline
-/// / 16000 (samples dropped by an overrun are reported, not counted).
+/// ALSA reads run on the `CaptureThread`. Event `t` is the audio clock: samples captured / 16000, those the
+/// ring dropped included (`Pipeline.skip(samples:)`; the saved WAV holds them as silence). A kernel overrun's
+/// loss is unknown and not counted.
 public final class LiveListener {
     /// What a pipeline is made from; a SIGHUP (config reload) replaces it.
     public struct Setup {
@@ -103,7 +104,7 @@ public final class LiveListener {
     private var collected: [Event]?
 
     private var tracker = StateTracker()
-    /// Samples delivered to the pipeline(s): the audio clock.
+    /// Samples delivered to the pipeline(s) or dropped by the ring on the way: the audio clock.
     private var fed = 0
     /// The audio clock in seconds (read it after `run()` returns or throws: the pipeline's thread moves it).
     public var seconds: Double { AudioFormat.seconds(fed) }
@@ -217,7 +218,11 @@ public final class LiveListener {
             options.mailbox?.drain { answer($0, pipeline: current, totals: sofar) }
             let chunk = ring.read(maxSamples: Replay.chunkSamples, timeout: 0.1)
             if chunk.dropped > 0 {
+                // The dropped samples came right before this chunk's: a gap in the audio, on the clock.
                 emit(Event(t: AudioFormat.seconds(fed), .overrun(origin: "ring", droppedSamples: chunk.dropped)))
+                try pipeline.skip(samples: chunk.dropped)
+                wav?.write([Int16](repeating: 0, count: chunk.dropped))
+                fed += chunk.dropped
             }
             if !chunk.samples.isEmpty {
                 wav?.write(chunk.samples)

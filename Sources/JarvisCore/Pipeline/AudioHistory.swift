@@ -12,8 +12,11 @@ public struct AudioHistory: Sendable {
         storage = [Int16](repeating: 0, count: capacity)
     }
 
+    /// Absolute index of the first sample after the last gap (`skip(_:)`).
+    private var heldFrom = 0
+
     /// Absolute index of the oldest sample still held.
-    public var startSample: Int { max(0, endSample - capacity) }
+    public var startSample: Int { max(heldFrom, endSample - capacity) }
 
     public mutating func append(_ samples: ArraySlice<Int16>) {
         endSample += max(0, samples.count - capacity)   // older than the ring holds: skipped
@@ -30,7 +33,15 @@ public struct AudioHistory: Sendable {
         return (lo..<hi).map { storage[$0 % capacity] }
     }
 
+    /// `count` samples of the stream that never arrived: they move the end on, and nothing before them is held
+    /// any more (audio on both sides of a gap is not one stretch).
+    public mutating func skip(_ count: Int) {
+        endSample += max(0, count)
+        heldFrom = endSample
+    }
+
     public mutating func reset() {
         endSample = 0
+        heldFrom = 0
     }
 }

@@ -288,14 +288,32 @@ public final class Pipeline {
             try processFrame(frameBuffer[...])
             frameBuffer.removeAll()
         }
-        if inSpeech {
-            inSpeech = false
-            recognizer.segmentNoise = segmentSNR.endSegment()
-            emit(Event(t: now, .speechEnd))
-            try endUtterance()
-        }
+        try endSpeechHere()
         if followUpDeadline != nil { expireFollowUp() }
         stats.audioSeconds = now
+    }
+
+    /// `count` samples of the stream that never reached the pipeline (the capture ring dropped them): they
+    /// count on the audio clock, but nothing hears them. Speech in progress ends where the audio stopped, and
+    /// its utterance is decoded as at the end of a stream (with the samples of a partial frame, which are lost
+    /// too); the VAD's noise floor and a follow-up window go on.
+    public func skip(samples count: Int) throws(DecoderError) {
+        guard count > 0 else { return }
+        let lost = frameBuffer.count + count
+        frameBuffer.removeAll(keepingCapacity: true)
+        try endSpeechHere()
+        vad.breakStream()
+        history.skip(lost)
+        sampleCount += lost
+    }
+
+    /// Ends the open speech segment at the current sample (the stream ends or breaks off) and decodes it.
+    private func endSpeechHere() throws(DecoderError) {
+        guard inSpeech else { return }
+        inSpeech = false
+        recognizer.segmentNoise = segmentSNR.endSegment()
+        emit(Event(t: now, .speechEnd))
+        try endUtterance()
     }
 
     private func processFrame(_ input: ArraySlice<Int16>) throws(DecoderError) {
@@ -323,7 +341,8 @@ public final class Pipeline {
                 segmentSNR.addBackground(levelDB: level)
             }
         } else {
-            transition = frameStart == 0 ? .speechStart(framesAgo: 0) : .none
+            // One segment from the first frame (and from the first after a gap: `skip(samples:)`).
+            transition = inSpeech ? .none : .speechStart(framesAgo: 0)
         }
 
         switch transition {
