@@ -697,6 +697,27 @@ extension PipelineTests {
         XCTAssertEqual(followUp.pipeline[25], false, "at 2.5 s, between the segments, the command is awaited")
     }
 
+    /// A follow-up command far under its wake phrase (a mouse click, a television across the room) is not the
+    /// talker's: rejected as too quiet, and the window stays open for the talker's own.
+    func testAFollowUpFarUnderTheWakePhraseIsNotTheTalkers() throws {
+        let words = try readAll(fixtures.appendingPathComponent("scroll_down.wav").path)
+        let split = 24_320   // 1.52 s, in the 80 ms pause after "jarvis"
+        let wake = Array(words[..<split]), pause = Array(words[..<12_800]), command = Array(words[split...])
+        let quiet = command.map { Int16((Double($0) * 0.02).rounded()) }   // 34 dB under the wake phrase
+        let quietOnly = wake + pause + quiet + pause
+        let events = try run(samples: quietOnly)
+        XCTAssertEqual(intents(events).map(\.name), [])
+        // The quiet command, and the fixture's noise after it (at 26 dB, 54 dB under the wake phrase, heard as "back").
+        XCTAssertEqual(rejectionReasons(events), ["too-quiet", "too-quiet", "no-command"])
+        var anyLevel = PipelineSettings()
+        anyLevel.followUpQuietDrop = nil
+        XCTAssertEqual(intents(try run(samples: quietOnly, settings: anyLevel)).map(\.name), ["scroll"],
+                       "without the check, the quiet sound is taken for the command")
+        let thenSaid = try run(samples: wake + pause + quiet + pause + command)
+        XCTAssertEqual(intents(thenSaid).map(\.name), ["scroll"], "the talker's command in the same window")
+        XCTAssertEqual(rejectionReasons(thenSaid), ["too-quiet"])
+    }
+
     func testResetGivesTheEventsOfAFreshPipeline() throws {
         let settings = PipelineSettings()
         var events: [Event] = []

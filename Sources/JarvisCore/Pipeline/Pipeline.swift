@@ -10,6 +10,11 @@ public struct PipelineSettings: Sendable, Equatable {
     public var preRoll = 0.3
     /// After a wake phrase with no command, how long a command may take to start (s).
     public var followUpWindow = 5.0
+    /// A follow-up command this many dB or more under its wake phrase (`WordLevel.level`) is not the talker's:
+    /// rejected as "too-quiet", and the window stays open. Measured: the noise set's 53 follow-up commands lay
+    /// 2 dB over to 5 dB under their wake phrase; after the real "jarvis" clips, the follow-ups were sounds
+    /// 45–54 dB under it (one had been a "click" intent). nil: any level.
+    public var followUpQuietDrop: Double? = 25
     /// Longest continuous decoding before the decoder is restarted (s of audio).
     public var maxUtterance = 55.0
     /// Audio re-fed to the restarted decoder so a phrase across the seam is still seen whole (s).
@@ -173,8 +178,15 @@ public final class Pipeline {
     private var tracedHumLines: [Double] = []
     /// Set while the results of a hearing with the babble floored are handled (`babbleFloorConfidence`).
     private var hearingFloored = false
-    /// Absolute sample by which a command must start after a wake phrase with none (the follow-up window).
-    private var followUpDeadline: Int?
+    /// After a wake phrase with no command: the window in which one may still start.
+    private struct FollowUp {
+        /// Absolute sample by which the command must start.
+        var deadline: Int
+        /// The wake phrase's level (`WordLevel.level`, dB), which the command must come near
+        /// (`PipelineSettings.followUpQuietDrop`); nil when unknown.
+        var talkerLevel: Double?
+    }
+    private var followUp: FollowUp?
     /// Absolute sample of the last language-model decode (search text, rejected speech).
     private var lastLanguageModelUse = 0
     /// Spans (absolute samples) of the last wake phrases reported: the same phrase heard again (in a
@@ -240,7 +252,7 @@ public final class Pipeline {
 
     /// Whether nothing is being heard or awaited: no speech segment is open and no wake phrase waits for its
     /// command (the follow-up window). A pipeline replaced now (a reload) loses no command.
-    public var isBetweenUtterances: Bool { !inSpeech && followUpDeadline == nil }
+    public var isBetweenUtterances: Bool { !inSpeech && followUp == nil }
 
     /// Makes the (pruned, cached) language model ready on disk without loading it.
     public func prepareLanguageModel() { recognizer.prepareLanguageModel() }
@@ -274,7 +286,7 @@ public final class Pipeline {
         sampleCount = 0
         inSpeech = false
         segmentSNR.reset()
-        followUpDeadline = nil
+        followUp = nil
         lastLanguageModelUse = 0
         reportedWakes = []
         awaitingCommand = []
@@ -289,7 +301,7 @@ public final class Pipeline {
             frameBuffer.removeAll()
         }
         try endSpeechHere()
-        if followUpDeadline != nil { expireFollowUp() }
+        if followUp != nil { expireFollowUp() }
         stats.audioSeconds = now
     }
 
@@ -370,7 +382,7 @@ public final class Pipeline {
                 if recognizer.utteranceSeconds >= settings.maxUtterance { try restart() }
             }
         }
-        if !inSpeech, let deadline = followUpDeadline, sampleCount >= deadline { expireFollowUp() }
+        if !inSpeech, let deadline = followUp?.deadline, sampleCount >= deadline { expireFollowUp() }
         // Also within speech: with the VAD off (or in an hour of chatter) a segment may never end.
         if let idle = settings.releaseLanguageModelAfter, languageModelLoaded,
            sampleCount - lastLanguageModelUse >= AudioFormat.samples(idle) {
@@ -467,7 +479,7 @@ public final class Pipeline {
 
     private func beginUtterance(at from: Int, replayed: Int = 0) throws(DecoderError) {
         let before = history.samples(from: from - WordLevel.roomSpan(settings.recognizer), to: from)
-        try recognizer.begin(atSample: from, mode: followUpDeadline == nil ? .wake : .followUp, replayed: replayed,
+        try recognizer.begin(atSample: from, mode: followUp == nil ? .wake : .followUp, replayed: replayed,
                              before: before)
         if let wake = try recognizer.process(history.samples(from: from, to: sampleCount)[...]) { reportEarly(wake) }
     }
@@ -495,7 +507,7 @@ public final class Pipeline {
     private func endUtterance() throws(DecoderError) {
         guard let from = recognizer.utteranceStartSample else { return }
         try releaseLive()
-        let followUp = followUpDeadline != nil
+        let followUp = self.followUp != nil
         let noise = recognizer.segmentNoise
         guard !followUp, !muted, settings.babbleFloor != nil, let noise, recognizer.segmentNoiseChanges,
               sampleCount - from <= AudioFormat.samples(settings.babbleFloorMaxSegment) else {
@@ -539,19 +551,19 @@ public final class Pipeline {
 
     /// What handling a segment's results changes, kept to undo it.
     private struct HandlingState {
-        var reportedWakes: [Range<Int>], awaitingCommand: [Range<Int>], followUpDeadline: Int?, stats: Stats
+        var reportedWakes: [Range<Int>], awaitingCommand: [Range<Int>], followUp: FollowUp?, stats: Stats
 
         init(of pipeline: Pipeline) {
             reportedWakes = pipeline.reportedWakes
             awaitingCommand = pipeline.awaitingCommand
-            followUpDeadline = pipeline.followUpDeadline
+            followUp = pipeline.followUp
             stats = pipeline.stats
         }
 
         func restore(_ pipeline: Pipeline) {
             pipeline.reportedWakes = reportedWakes
             pipeline.awaitingCommand = awaitingCommand
-            pipeline.followUpDeadline = followUpDeadline
+            pipeline.followUp = followUp
             pipeline.stats = stats
         }
     }
@@ -588,7 +600,7 @@ public final class Pipeline {
     /// seam is recognised by its end time and not reported twice.
     private func restart() throws(DecoderError) {
         let overlapStart = max(history.startSample, sampleCount - AudioFormat.samples(settings.restartOverlap))
-        let followUp = followUpDeadline != nil
+        let followUp = self.followUp != nil
         // A wake phrase inside the overlap is decoded again, whole, with what follows it: handle it then.
         for result in try finishUtterance() where !(result.wake.map { $0.startSample >= overlapStart } ?? false) {
             try handle(result, followUp: followUp)
@@ -599,7 +611,7 @@ public final class Pipeline {
     }
 
     private func expireFollowUp() {
-        followUpDeadline = nil
+        self.followUp = nil
         stats.rejections += 1
         emit(Event(t: now, .rejected(text: "", reason: "no-command")))
     }
@@ -607,10 +619,7 @@ public final class Pipeline {
     private func handle(_ result: UtteranceResult, followUp: Bool) throws(DecoderError) {
         if !followUp, let wake = result.wake, takeAwaiting(wake) {
             guard !muted else { return }
-            if result.words.isEmpty {
-                followUpDeadline = sampleCount + AudioFormat.samples(settings.followUpWindow)
-                return
-            }
+            if result.words.isEmpty { return openFollowUp(after: result) }
         } else if !followUp {
             guard !muted, let wake = result.wake, !wasReported(wake) else { return }
             // Evidence adds up: a marginal wake phrase followed by words that do not really sound like the
@@ -624,16 +633,37 @@ public final class Pipeline {
             noteReported(wake)
             stats.wakes += 1
             emit(Event(t: AudioFormat.seconds(wake.endSample), .wake(phrase: settings.wakePhrase, score: wake.score)))
-            if result.words.isEmpty {
-                // "Hey jarvis" … (pause) … "scroll down": wait for the command.
-                followUpDeadline = sampleCount + AudioFormat.samples(settings.followUpWindow)
-                return
-            }
+            // "Hey jarvis" … (pause) … "scroll down": wait for the command.
+            if result.words.isEmpty { return openFollowUp(after: result) }
         } else if result.words.isEmpty {
             return   // noise, not speech: keep waiting until the window closes
+        } else if let quiet = tooQuietForTheTalker(result) {
+            // A sound far under the wake phrase (a mouse click, a television) is not the talker's command; the
+            // talker may still say it: keep waiting.
+            stats.rejections += 1
+            return emit(Event(t: now, .rejected(text: quiet, reason: "too-quiet")))
         }
-        followUpDeadline = nil
+        self.followUp = nil
         try interpret(result)
+    }
+
+    /// Waits for the command of the wake phrase in `result` (`PipelineSettings.followUpWindow`).
+    private func openFollowUp(after result: UtteranceResult) {
+        followUp = FollowUp(deadline: sampleCount + AudioFormat.samples(settings.followUpWindow),
+                            talkerLevel: talkerLevel(in: result))
+    }
+
+    /// The words of a follow-up command that lies `PipelineSettings.followUpQuietDrop` dB or more under its wake
+    /// phrase (`FollowUp.talkerLevel`), else nil.
+    private func tooQuietForTheTalker(_ result: UtteranceResult) -> String? {
+        guard let drop = settings.followUpQuietDrop, let talker = followUp?.talkerLevel,
+              let from = result.commandStart, let to = result.commandEnd, from >= history.startSample,
+              let level = WordLevel.level(of: history.samples(from: from, to: to)[...]) else { return nil }
+        if UtteranceRecognizer.tracing {
+            FileHandle.standardError.write(Data("follow-up \(result.words) at \(Int(level)) dB, wake phrase \(Int(talker)) dB\n".utf8))
+        }
+        guard level <= talker - drop else { return nil }
+        return result.words.filter { !GrammarGenerator.isPhoneWord($0) }.joined(separator: " ")
     }
 
     private func interpret(_ result: UtteranceResult) throws(DecoderError) {
