@@ -611,7 +611,7 @@ public final class Pipeline {
     }
 
     private func expireFollowUp() {
-        self.followUp = nil
+        followUp = nil
         stats.rejections += 1
         emit(Event(t: now, .rejected(text: "", reason: "no-command")))
     }
