@@ -291,7 +291,7 @@ final class ListenCommandTests: XCTestCase {
         XCTAssertEqual((r.events.last?["stats"] as? [String: Any])?["audio_seconds"] as? Double ?? 0, 30, accuracy: 0.001)
         // Each overrun is a gap of silence in the saved audio at its own time, and every other sample is the
         // captured one at its own time (the PCM reads the fixture from its start; past its end, stale data).
-        let captured = [Int16](try Data(contentsOf: sessionRaw).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) })
+        let captured = try readSamples(Self.fixtures.appendingPathComponent("session.wav").path)
         let saved = try readSamples(wav)
         XCTAssertEqual(saved.count, 30 * 16000)
         var inGap = [Bool](repeating: false, count: saved.count)
