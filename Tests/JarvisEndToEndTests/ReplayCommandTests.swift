@@ -143,6 +143,16 @@ final class ReplayCommandTests: XCTestCase {
         let r = try jarvis(["replay", "--help"])
         XCTAssertEqual(r.status, 0)
         XCTAssertTrue(r.stdout.contains("--wake-phrase"))
+        XCTAssertFalse(r.stdout.contains("--vad"), "tuning options stay out of --help")
+    }
+
+    /// The tuning and comparison options the README names are listed by `--help-hidden`, as it says.
+    func testHiddenHelpListsTheTuningOptions() throws {
+        let r = try jarvis(["replay", "--help-hidden"])
+        XCTAssertEqual(r.status, 0)
+        for option in ["--vad", "--gaussians", "--hangover-ms", "--wake-threshold", "--command-threshold"] {
+            XCTAssertTrue(r.stdout.contains(option), option)
+        }
     }
 
     func testMissingModelIsAClearError() throws {
