@@ -146,12 +146,15 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("--vad"), "tuning options stay out of --help")
     }
 
-    /// The tuning and comparison options the README names are listed by `--help-hidden`, as it says.
+    /// The tuning and comparison options the README names are listed by each pipeline command's
+    /// `--help-hidden`, as it says.
     func testHiddenHelpListsTheTuningOptions() throws {
-        let r = try jarvis(["replay", "--help-hidden"])
-        XCTAssertEqual(r.status, 0)
-        for option in ["--vad", "--gaussians", "--hangover-ms", "--wake-threshold", "--command-threshold"] {
-            XCTAssertTrue(r.stdout.contains(option), option)
+        for command in ["replay", "listen", "bench", "eval"] {
+            let r = try jarvis([command, "--help-hidden"])
+            XCTAssertEqual(r.status, 0, command)
+            for option in ["--vad", "--gaussians", "--hangover-ms", "--wake-threshold", "--command-threshold"] {
+                XCTAssertTrue(r.stdout.contains(option), "\(command) \(option)")
+            }
         }
     }
 
