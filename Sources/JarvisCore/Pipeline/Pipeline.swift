@@ -507,11 +507,11 @@ public final class Pipeline {
     private func endUtterance() throws(DecoderError) {
         guard let from = recognizer.utteranceStartSample else { return }
         try releaseLive()
-        let followUp = self.followUp != nil
+        let isFollowUp = followUp != nil
         let noise = recognizer.segmentNoise
-        guard !followUp, !muted, settings.babbleFloor != nil, let noise, recognizer.segmentNoiseChanges,
+        guard !isFollowUp, !muted, settings.babbleFloor != nil, let noise, recognizer.segmentNoiseChanges,
               sampleCount - from <= AudioFormat.samples(settings.babbleFloorMaxSegment) else {
-            for result in try finishUtterance() { try handle(result, followUp: followUp) }
+            for result in try finishUtterance() { try handle(result, isFollowUp: isFollowUp) }
             return
         }
         // Babble: the segment as heard; when that does not wake although the live decoder proposed the wake
@@ -522,7 +522,7 @@ public final class Pipeline {
         let before = HandlingState(of: self)
         heldEvents = []
         defer { if let held = heldEvents { heldEvents = nil; held.forEach(output) } }
-        for result in try finishUtterance() { try handle(result, followUp: false) }
+        for result in try finishUtterance() { try handle(result, isFollowUp: false) }
         let asHeard = heldEvents ?? []
         guard candidates > 0, !wokeSince(from) else { return }
         let afterHeard = HandlingState(of: self)
@@ -591,7 +591,7 @@ public final class Pipeline {
         hearingFloored = true
         defer { hearingFloored = false }
         for result in try finishUtterance() where result.words.isEmpty || result.confidence >= settings.babbleFloorConfidence {
-            try handle(result, followUp: false)
+            try handle(result, isFollowUp: false)
         }
     }
 
@@ -600,10 +600,10 @@ public final class Pipeline {
     /// seam is recognised by its end time and not reported twice.
     private func restart() throws(DecoderError) {
         let overlapStart = max(history.startSample, sampleCount - AudioFormat.samples(settings.restartOverlap))
-        let followUp = self.followUp != nil
+        let isFollowUp = followUp != nil
         // A wake phrase inside the overlap is decoded again, whole, with what follows it: handle it then.
         for result in try finishUtterance() where !(result.wake.map { $0.startSample >= overlapStart } ?? false) {
-            try handle(result, followUp: followUp)
+            try handle(result, isFollowUp: isFollowUp)
         }
         stats.restarts += 1
         emit(Event(t: now, .restart(reason: "max-utterance")))
@@ -612,15 +612,20 @@ public final class Pipeline {
 
     private func expireFollowUp() {
         followUp = nil
-        stats.rejections += 1
-        emit(Event(t: now, .rejected(text: "", reason: "no-command")))
+        emitRejection("", reason: "no-command", at: now)
     }
 
-    private func handle(_ result: UtteranceResult, followUp: Bool) throws(DecoderError) {
-        if !followUp, let wake = result.wake, takeAwaiting(wake) {
+    /// Counts a rejection and reports it (`rejected`).
+    private func emitRejection(_ text: String, reason: String, at t: Double) {
+        stats.rejections += 1
+        emit(Event(t: t, .rejected(text: text, reason: reason)))
+    }
+
+    private func handle(_ result: UtteranceResult, isFollowUp: Bool) throws(DecoderError) {
+        if !isFollowUp, let wake = result.wake, takeAwaiting(wake) {
             guard !muted else { return }
             if result.words.isEmpty { return openFollowUp(after: result) }
-        } else if !followUp {
+        } else if !isFollowUp {
             guard !muted, let wake = result.wake, !wasReported(wake) else { return }
             // Evidence adds up: a marginal wake phrase followed by words that do not really sound like the
             // command they were matched to is chatter, not a command; say nothing.
@@ -640,10 +645,9 @@ public final class Pipeline {
         } else if let quiet = tooQuietForTheTalker(result) {
             // A sound far under the wake phrase (a mouse click, a television) is not the talker's command; the
             // talker may still say it: keep waiting.
-            stats.rejections += 1
-            return emit(Event(t: now, .rejected(text: quiet, reason: "too-quiet")))
+            return emitRejection(quiet, reason: "too-quiet", at: now)
         }
-        self.followUp = nil
+        followUp = nil
         try interpret(result)
     }
 
@@ -756,10 +760,7 @@ public final class Pipeline {
                                           alternatives: searchAlternatives(besides: intent.text))))
             perform(intent, confidence: result.confidence, at: t)
         }
-        func reject(_ text: String, _ reason: String) {
-            stats.rejections += 1
-            emit(Event(t: t, .rejected(text: text, reason: reason)))
-        }
+        func reject(_ text: String, _ reason: String) { emitRejection(text, reason: reason, at: t) }
         // Speech after the wake phrase that the grammar did not take as a command may still be one: the
         // language model, which knows every word, heard "search for football scores" where the grammar heard
         // "back" and phones. Its words are parsed with the same phrase patterns: a whole command, a command
@@ -891,11 +892,7 @@ public final class Pipeline {
         let words = CommandSet.normalizeWords(text)
         let spoken = words.joined(separator: " ")
         emit(Event(t: t, .transcript(text: spoken, confidence: 1, start: t, end: t, alternatives: [])))
-        guard let intent = commands.parse(words) else {
-            stats.rejections += 1
-            emit(Event(t: t, .rejected(text: spoken, reason: "not-a-command")))
-            return
-        }
+        guard let intent = commands.parse(words) else { return emitRejection(spoken, reason: "not-a-command", at: t) }
         perform(intent, confidence: 1, at: t)
     }
 
