@@ -11,6 +11,8 @@ resident set at the end of the run (the search language model is released after 
 Latencies come from `jarvis bench` (audio time from the end of the wake phrase / command to the event).
 "own scoring" is jarvis with PocketSphinx's own Gaussian scoring (`--gaussians pocketsphinx`) instead of the
 SIMD scorer, which gives the same scores: the same events, to compare the CPU.
+A second table says where jarvis's CPU goes in each case (`jarvis bench`'s stages: live decoder, wake
+candidates, second pass, the language model's decodes and load, recogniser set-up, the rest).
 
 Start-up: each program on 1 s of digital silence (--runs × 3 runs, median CPU): what every call pays before
 it hears anything (`jarvis replay` per file, a test, a pipe).
@@ -129,14 +131,17 @@ def main():
     cases = prepare(args.dir)
     psc = subprocess.run(["which", "pocketsphinx_continuous"], stdout=subprocess.PIPE, text=True).stdout.strip()
 
-    rows = []
+    rows, stage_rows = [], []
     for name, path in cases.items():
         seconds = duration(path)
-        j_cpu, p_cpu, o_cpu, lat = [], [], [], None
+        j_cpu, p_cpu, o_cpu, lat, shares = [], [], [], None, []
         for _ in range(args.runs):
             out, cpu = measure([args.bin, "bench", path, "--json"])
             j_cpu.append(cpu)
             lat = json.loads(out.strip().splitlines()[-1])
+            stages = lat.get("cpu_stage_seconds", {})
+            total = sum(stages.values())
+            shares.append({k: 100 * v / total for k, v in stages.items()} if total > 0 else {})
             own, cpu = measure([args.bin, "bench", path, "--json", "--gaussians", "pocketsphinx"])
             o_cpu.append(cpu)
             own = json.loads(own.strip().splitlines()[-1])
@@ -152,6 +157,7 @@ def main():
                              "-logfn", "/dev/null"]) if psc else None
         rows.append((name, seconds, statistics.median(j_cpu), statistics.median(p_cpu) if p_cpu else None,
                      j_rss, p_rss, lat, statistics.median(o_cpu)))
+        stage_rows.append((name, {k: statistics.median(s.get(k, 0) for s in shares) for k in (shares[0] if shares else {})}))
 
     print(f"# jarvis benchmark ({args.runs} runs per program and case, medians; {os.cpu_count()} cores)\n")
     print("| case | audio | jarvis CPU s/min | jarvis % core | jarvis peak RSS MB | jarvis end RSS MB | kws CPU s/min "
@@ -168,9 +174,22 @@ def main():
               f"{lat['intents']} | {ms(lat['wake_latency_median'])} | {ms(lat['intent_latency_median'])} |")
     print("\nkws = pocketsphinx_continuous -keyphrase \"hey jarvis\" -kws_threshold 1e-20 (Debian), same files, same run; "
           "own scoring = jarvis --gaussians pocketsphinx (PocketSphinx's Gaussian code, the same events).")
+    print_stages(stage_rows)
     startup(args.bin, psc, args.dir, args.runs * 3)
     if args.long:
         long_replay(args.bin, args.dir, 60)
+
+
+def print_stages(stage_rows):
+    """Where jarvis's CPU goes per case: `jarvis bench`'s stages, percent of its processing CPU (medians)."""
+    keys = next((list(shares) for _, shares in stage_rows if shares), [])
+    if not keys:
+        return
+    print("\n## Where jarvis's CPU goes (percent of its processing CPU, medians; `jarvis bench`'s stages)\n")
+    print("| case | " + " | ".join(k.replace("_", " ") for k in keys) + " |")
+    print("|---|" + "---:|" * len(keys))
+    for name, shares in stage_rows:
+        print(f"| {name} | " + " | ".join(f"{shares.get(k, 0):.1f}" for k in keys) + " |")
 
 
 def startup(binary, psc, folder, runs):

@@ -356,6 +356,27 @@ final class PipelineTests: XCTestCase {
         XCTAssertLessThanOrEqual(BenchmarkResult.median(result.wakeLatencies) ?? 9, 0.3)
     }
 
+    /// `jarvis bench`'s stages: a search spends CPU in every stage it passes through (the live decoder, its wake
+    /// candidate, the second pass, the language model's load and decodes), and the stages never add up to more
+    /// than the run took; speech without the wake phrase never asks the language model.
+    func testBenchmarkSaysWhereTheCPUGoes() throws {
+        let search = try Benchmark.run(path: fixtures.appendingPathComponent("search_pizza.wav").path,
+                                       settings: PipelineSettings())
+        XCTAssertEqual(search.intents, 1)
+        for stage in [StageClock.Stage.liveDecoder, .wakeCandidates, .secondPass, .languageModel, .languageModelLoad] {
+            XCTAssertGreaterThan(search.stageSeconds[stage] ?? 0, 0, "\(stage)")
+        }
+        XCTAssertLessThanOrEqual(search.stageSeconds.values.reduce(0, +), search.cpuSeconds * 1.02 + 0.01)
+        XCTAssertEqual(search.stagePercents.count, StageClock.Stage.allCases.count + 1)
+        XCTAssertEqual(search.stagePercents.reduce(0, +), 100, accuracy: 2)
+        let noWake = try Benchmark.run(path: fixtures.appendingPathComponent("no_wake.flac").path,
+                                       settings: PipelineSettings())
+        XCTAssertEqual(noWake.wakes, 0)
+        XCTAssertGreaterThan(noWake.stageSeconds[.liveDecoder] ?? 0, 0)
+        XCTAssertNil(noWake.stageSeconds[.languageModel])
+        XCTAssertNil(noWake.stageSeconds[.languageModelLoad])
+    }
+
     /// An early wake needs the wake search to hear the phrase around the live decoder's candidate too; when it
     /// cannot agree (a negative slack), the wake is reported after the utterance instead, with the same intent.
     func testEarlyWakeNeedsTheWakeSearchToAgree() throws {

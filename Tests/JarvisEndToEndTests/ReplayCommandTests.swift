@@ -42,6 +42,29 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertEqual(stats?["audio_seconds"] as? Double ?? 0, 10.12, accuracy: 0.05)
     }
 
+    /// `jarvis bench` prints where the CPU went, stage by stage, as a table and in its JSON.
+    func testBenchShowsTheCPUByStage() throws {
+        let text = try jarvis(["bench", fixture("search_pizza.wav")])
+        XCTAssertEqual(text.status, 0, text.stderr)
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        guard let header = lines.firstIndex(of: "CPU by stage (% of the cpu above)"), header + 2 < lines.count else {
+            return XCTFail(text.stdout)
+        }
+        XCTAssertTrue(lines[header + 1].hasPrefix("file"), lines[header + 1])
+        XCTAssertTrue(lines[header + 1].contains("live decoder") && lines[header + 1].hasSuffix("other"), lines[header + 1])
+        let shares = lines[header + 2].split(separator: " ").dropFirst().compactMap { Double($0) }
+        XCTAssertTrue(lines[header + 2].hasPrefix("search_pizza.wav"), lines[header + 2])
+        XCTAssertEqual(shares.count, 7, lines[header + 2])
+        XCTAssertEqual(shares.reduce(0, +), 100, accuracy: 1.5)
+        let json = try jarvis(["bench", fixture("search_pizza.wav"), "--json"])
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let stages = json.events.first?["cpu_stage_seconds"] as? [String: Double]
+        XCTAssertEqual(Set(stages?.keys.map { $0 } ?? []),
+                       ["live_decoder", "wake_candidates", "second_pass", "language_model", "language_model_load",
+                        "recognizer_set_up", "other"])
+        XCTAssertGreaterThan(stages?["language_model"] ?? 0, 0)
+    }
+
     func testSeveralFilesEachFromAFreshStateWithSource() throws {
         let a = fixture("scroll_down.wav"), b = fixture("search_pizza.wav")
         let r = try jarvis(["replay", a, b, "--json"])

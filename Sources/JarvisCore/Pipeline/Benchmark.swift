@@ -19,6 +19,18 @@ public struct BenchmarkResult: Sendable {
     public var intentLatencies: [Double] = []
     public var wakes = 0
     public var intents = 0
+    /// Of `cpuSeconds`, the CPU seconds of each of the recognisers' stages (`StageClock`).
+    public var stageSeconds: [StageClock.Stage: Double] = [:]
+
+    /// Of `cpuSeconds`, what no stage of `stageSeconds` holds (the VAD, noise reduction, pitch, the pipeline's
+    /// logic), seconds.
+    public var otherStageSeconds: Double { max(0, cpuSeconds - stageSeconds.values.reduce(0, +)) }
+
+    /// Share of `cpuSeconds` (percent) of each stage, in `StageClock.Stage.allCases` order, then the rest.
+    public var stagePercents: [Double] {
+        guard cpuSeconds > 0 else { return [] }
+        return (StageClock.Stage.allCases.map { stageSeconds[$0] ?? 0 } + [otherStageSeconds]).map { $0 / cpuSeconds * 100 }
+    }
 
     /// CPU seconds per minute of audio.
     public var cpuPerAudioMinute: Double { audioSeconds > 0 ? cpuSeconds / audioSeconds * 60 : 0 }
@@ -34,6 +46,8 @@ public struct BenchmarkResult: Sendable {
             ("wakes", .int(wakes)), ("intents", .int(intents)),
             ("wake_latency_median", Self.median(wakeLatencies).map(JSONValue.number) ?? .null),
             ("intent_latency_median", Self.median(intentLatencies).map(JSONValue.number) ?? .null),
+            ("cpu_stage_seconds", .object(StageClock.Stage.allCases.map { ($0.rawValue, .number(stageSeconds[$0] ?? 0)) }
+                                          + [("other", .number(otherStageSeconds))])),
         ])
     }
 
@@ -72,6 +86,8 @@ public enum Benchmark {
         // measured, so the peak-memory mark is reset after it (Linux: 5 into clear_refs resets VmHWM).
         pipeline.prepareLanguageModel()
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+        let clock = StageClock()
+        pipeline.stageClock = clock
         let start = processCPUSeconds()
         result.loadCPUSeconds = start - loadStart
         // Streamed from the file (as capture would deliver it), one 20 ms frame per call.
@@ -88,6 +104,7 @@ public enum Benchmark {
         }
         try pipeline.finish()
         result.cpuSeconds = processCPUSeconds() - start
+        result.stageSeconds = clock.seconds
         result.audioSeconds = AudioFormat.seconds(fed)
         result.peakRSSBytes = residentBytes("VmHWM:")
         result.endRSSBytes = residentBytes("VmRSS:")

@@ -148,6 +148,11 @@ public final class Pipeline {
     private var highVoiceRecognizer: UtteranceRecognizer?
     /// Both recognisers, as far as they exist.
     private var recognizers: [UtteranceRecognizer] { [standardRecognizer] + (highVoiceRecognizer.map { [$0] } ?? []) }
+
+    /// Where the recognisers' CPU goes (`jarvis bench`); nil (the default) measures nothing.
+    public var stageClock: StageClock? {
+        didSet { for recognizer in recognizers { recognizer.stageClock = stageClock } }
+    }
     /// The talker's F0 at the start of the current segment, which chooses its recogniser.
     private var pitch = PitchTracker()
     /// Whether the current segment's recogniser has been chosen by its pitch.
@@ -445,7 +450,10 @@ public final class Pipeline {
         if let highVoiceRecognizer { return highVoiceRecognizer }
         var high = settings.recognizer
         high.frequencyWarp = warp
-        let made = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase, settings: high)
+        let made = try StageClock.measure(stageClock, .recognizerSetUp) { () throws(DecoderError) in
+            try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase, settings: high)
+        }
+        made.stageClock = stageClock
         highVoiceRecognizer = made
         return made
     }

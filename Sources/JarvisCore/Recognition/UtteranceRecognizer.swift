@@ -120,6 +120,13 @@ public final class UtteranceRecognizer {
     /// `JARVIS_TRACE=1` prints each decoded utterance and verification score to stderr (for tuning).
     static let tracing = ProcessInfo.processInfo.environment["JARVIS_TRACE"] == "1"
 
+    /// Where the CPU of this recogniser's stages goes (`jarvis bench`); nil (the default) measures nothing.
+    public var stageClock: StageClock?
+
+    private func timed<T>(_ stage: StageClock.Stage, _ body: () throws(DecoderError) -> T) throws(DecoderError) -> T {
+        try StageClock.measure(stageClock, stage, body)
+    }
+
     public init(commands: CommandSet, wakePhrase: String, settings: RecognizerSettings) throws(DecoderError) {
         self.commands = commands
         self.settings = settings
@@ -320,7 +327,7 @@ public final class UtteranceRecognizer {
         fed.append(contentsOf: samples)
         guard !liveDone, let live, let meanTracker else { return nil }
         let chunk = liveAudio(from: chunkStart)
-        meanTracker.add(chunk)
+        try timed(.liveDecoder) { meanTracker.add(chunk) }
         if !liveStarted {
             guard !holdsLive, fed.count >= AudioFormat.samples(settings.liveStartDelay) else { return nil }
             try live.startUtterance()
@@ -345,7 +352,7 @@ public final class UtteranceRecognizer {
         samplesSinceCheck += samples.count
         guard samplesSinceCheck >= AudioFormat.samples(settings.liveCheckInterval) else { return nil }
         samplesSinceCheck = 0
-        return try checkLiveWake()
+        return try timed(.wakeCandidates) { () throws(DecoderError) in try checkLiveWake() }
     }
 
     /// Whether the live decoder waits (the segment's audio is collected and its cepstral mean followed): the
@@ -364,11 +371,12 @@ public final class UtteranceRecognizer {
         try process([])  // starts it on the audio held (a held decoder counted no samples towards a check)
         guard liveStarted, !liveDone else { return nil }
         samplesSinceCheck = 0
-        return try checkLiveWake()  // its best path over all of it, right away
+        // The live decoder's best path over all the audio held, right away.
+        return try timed(.wakeCandidates) { () throws(DecoderError) in try checkLiveWake() }
     }
 
     private func decodeLive(_ samples: ArraySlice<Int16>) throws(DecoderError) {
-        try live?.process(samples)
+        try timed(.liveDecoder) { () throws(DecoderError) in try live?.process(samples) }
         liveSamplesThisUtterance += samples.count
     }
 
@@ -493,6 +501,11 @@ public final class UtteranceRecognizer {
     /// Ends the utterance and interprets its best path: one result per wake phrase in it (in wake mode), or
     /// one result for the whole utterance (follow-up mode); empty when there is nothing.
     public func finish() throws(DecoderError) -> [UtteranceResult] {
+        try timed(.secondPass) { () throws(DecoderError) in try decodeAtEnd() }
+    }
+
+    /// `finish()`'s work.
+    private func decodeAtEnd() throws(DecoderError) -> [UtteranceResult] {
         guard utteranceStartSample != nil else { return [] }
         // The whole utterance, and what is asked of the language model about it, under babble: with the model
         // adapted to speech in noise.
@@ -1203,6 +1216,15 @@ public final class UtteranceRecognizer {
     public func transcribeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int,
                                    expecting: Expectation = .nothing, talkerLevel: Double? = nil,
                                    roomLevel: Double? = nil) throws(DecoderError) -> FreeText {
+        try timed(.languageModel) { () throws(DecoderError) in
+            try decodeFreeText(audio, startSample: startSample, fromSample: fromSample, expecting: expecting,
+                               talkerLevel: talkerLevel, roomLevel: roomLevel)
+        }
+    }
+
+    /// `transcribeFreeText`'s work.
+    private func decodeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int, expecting: Expectation,
+                                talkerLevel: Double?, roomLevel: Double?) throws(DecoderError) -> FreeText {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return FreeText(before: [], text: "") }
         let decoder = try languageModelDecoder()
         decoder.mixLanguageModel("lm", with: expectedModels.firstIndex(of: expecting) ?? 0)
@@ -1325,6 +1347,12 @@ public final class UtteranceRecognizer {
     /// both (a decoder of its own for the language model took 9 MB more: its copy of the acoustic model).
     private func languageModelDecoder() throws(DecoderError) -> PocketSphinxDecoder {
         if hasLanguageModelSearch { return decoder }
+        try timed(.languageModelLoad) { () throws(DecoderError) in try loadLanguageModel() }
+        return decoder
+    }
+
+    /// Adds the language model's words to the dictionary (the first time) and its search to the decoder.
+    private func loadLanguageModel() throws(DecoderError) {
         let modelPath = try languageModelPath()
         if !hasLanguageModelWords {
             // Only the words the language model knows: the other two thirds of the dictionary could never be
@@ -1362,6 +1390,5 @@ public final class UtteranceRecognizer {
         if Self.tracing, settings.languageModelLoading == .paged, decoder.languageModelResidentBytes("lm") == nil {
             FileHandle.standardError.write(Data("language model read whole: \(modelPath) cannot be paged\n".utf8))
         }
-        return decoder
     }
 }
