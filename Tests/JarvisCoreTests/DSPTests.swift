@@ -304,6 +304,54 @@ final class SegmentSNRTests: XCTestCase {
         for _ in 0..<14 { bare.add(levelDB: -22) }
         XCTAssertNil(bare.estimate)
     }
+
+    /// The estimate keeps its levels sorted as they come and go (past `maxFrames`, and the hangover dropped)
+    /// rather than sorting them at each ask: it is the same as sorting the segment's levels and its lead-in
+    /// every time (percentiles without interpolation, ties included).
+    func testAnEstimateIsTheSameAsSortingEveryLevel() {
+        func percentile(_ values: [Float], _ p: Double) -> Double {
+            let sorted = values.sorted()
+            return Double(sorted[min(sorted.count - 1, Int(p * Double(sorted.count - 1)))])
+        }
+        func sortedEstimate(_ values: [Float]) -> SegmentSNR.Estimate {
+            SegmentSNR.Estimate(snrDB: percentile(values, 0.9) - percentile(values, 0.1),
+                                noiseDB: percentile(values, 0.1),
+                                floorSpreadDB: percentile(values, 0.25) - percentile(values, 0.05))
+        }
+        /// What the estimate is by its definition (one segment, none before it to take the noise from).
+        func expected(_ s: SegmentSNR) -> SegmentSNR.Estimate? {
+            guard s.levels.count >= s.minFrames else {
+                return s.lead.count >= 10 && s.lead.count + s.levels.count >= s.minFrames && !s.levels.isEmpty
+                    ? sortedEstimate(s.lead + s.levels) : nil
+            }
+            let pauses = sortedEstimate(s.levels)
+            let joins = s.lead.count >= 10 && abs(percentile(s.lead, 0.5) - pauses.noiseDB) <= s.sameBackgroundDB
+            return joins ? sortedEstimate(s.lead + s.levels) : pauses
+        }
+        var random = SystemRandomNumberGenerator()
+        var compared = 0, joined = 0
+        for segment in 0..<40 {
+            var s = SegmentSNR()
+            s.maxFrames = 90
+            // A background like the pauses (it joins them) or far below them; levels on a 0.5 dB grid (ties).
+            let floor: Float = segment % 2 == 0 ? -40 : -90
+            for _ in 0..<Int.random(in: 0...70, using: &random) {
+                s.addBackground(levelDB: floor + Float(Int.random(in: 0...4, using: &random)) / 2)
+            }
+            s.startSegment()
+            for _ in 0..<Int.random(in: 1...200, using: &random) {
+                s.add(levelDB: Bool.random(using: &random) ? -20 + Float(Int.random(in: 0...20, using: &random)) / 2
+                                                           : -40 + Float(Int.random(in: 0...8, using: &random)) / 2)
+                XCTAssertEqual(s.estimate, expected(s), "segment \(segment), \(s.levels.count) levels")
+                compared += 1
+                if let e = s.estimate, s.levels.count >= s.minFrames, e != sortedEstimate(s.levels) { joined += 1 }
+            }
+            s.dropLast(Int.random(in: 0...30, using: &random))
+            XCTAssertEqual(s.estimate, expected(s), "segment \(segment) after its hangover was dropped")
+        }
+        XCTAssertGreaterThan(compared, 1000)
+        XCTAssertGreaterThan(joined, 100, "the lead-in joined the pauses often enough to be checked")
+    }
 }
 
 /// Spectral noise reduction on synthetic signals.

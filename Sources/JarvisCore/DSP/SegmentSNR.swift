@@ -23,6 +23,10 @@ public struct SegmentSNR: Sendable, Equatable {
     public private(set) var levels: [Float] = []
     /// Levels of the background before it.
     public private(set) var lead: [Float] = []
+    /// `levels` and `lead` sorted, kept so as levels come and go: an estimate (asked for every 200 ms of
+    /// speech, every frame once a segment holds `maxFrames`) looks its percentiles up instead of sorting.
+    private var sortedLevels: [Float] = []
+    private var sortedLead: [Float] = []
     private var background: [Float] = []
     /// The last segment's estimate, the background frames since it ended, and the estimate the current segment
     /// may take its noise from (`carryFrames`).
@@ -43,13 +47,19 @@ public struct SegmentSNR: Sendable, Equatable {
     public mutating func startSegment() {
         carried = framesSincePrevious <= carryFrames ? previous : nil
         lead = Array(background.suffix(leadFrames))
+        sortedLead = lead.sorted()
         background.removeAll(keepingCapacity: true)
         levels.removeAll(keepingCapacity: true)
+        sortedLevels.removeAll(keepingCapacity: true)
     }
 
     public mutating func add(levelDB: Float) {
         levels.append(levelDB)
-        if levels.count > maxFrames { levels.removeFirst(levels.count - maxFrames) }
+        sortedLevels.insert(levelDB, at: Self.firstIndex(notBelow: levelDB, in: sortedLevels))
+        if levels.count > maxFrames {
+            for old in levels.prefix(levels.count - maxFrames) { Self.remove(old, from: &sortedLevels) }
+            levels.removeFirst(levels.count - maxFrames)
+        }
     }
 
     /// Moves the last `count` frames (a hangover of trailing silence that is not part of the segment) to the
@@ -57,7 +67,10 @@ public struct SegmentSNR: Sendable, Equatable {
     public mutating func dropLast(_ count: Int) {
         let dropped = levels.suffix(min(count, levels.count))
         levels.removeLast(dropped.count)
-        for level in dropped { addBackground(levelDB: level) }
+        for level in dropped {
+            Self.remove(level, from: &sortedLevels)
+            addBackground(levelDB: level)
+        }
     }
 
     /// The segment ended (after `dropLast`): returns its estimate, which is kept for a segment that follows soon.
@@ -73,6 +86,8 @@ public struct SegmentSNR: Sendable, Equatable {
         carried = nil
         levels.removeAll(keepingCapacity: true)
         lead.removeAll(keepingCapacity: true)
+        sortedLevels.removeAll(keepingCapacity: true)
+        sortedLead.removeAll(keepingCapacity: true)
         background.removeAll(keepingCapacity: true)
     }
 
@@ -106,23 +121,60 @@ public struct SegmentSNR: Sendable, Equatable {
             // Too short to have pauses of its own ("hey jarvis" cut off from its command by the VAD in a hiss):
             // the background just before it is the only witness of the noise.
             guard lead.count >= 10, lead.count + levels.count >= max(1, minFrames) else { return nil }
-            return Self.estimate(lead + levels)
+            return Self.estimate(merging: sortedLead, sortedLevels)
         }
-        let pauses = Self.estimate(levels)
+        let pauses = Self.estimate(merging: [], sortedLevels)
         // The lead-in counts when it is the same background as the pauses (within `sameBackgroundDB`), not
         // the silence before a noise that started with the speech.
-        guard lead.count >= 10, abs(Self.percentile(lead.sorted(), 0.5) - pauses.noiseDB) <= sameBackgroundDB
+        guard lead.count >= 10, abs(Self.percentile(sortedLead, 0.5) - pauses.noiseDB) <= sameBackgroundDB
         else { return pauses }
-        return Self.estimate(lead + levels)
+        return Self.estimate(merging: sortedLead, sortedLevels)
+    }
+
+    /// Index of the `p` percentile among `count` sorted values (the value at or below it, no interpolation).
+    private static func percentileIndex(_ p: Double, count: Int) -> Int {
+        min(count - 1, Int(p * Double(count - 1)))
     }
 
     private static func percentile(_ sorted: [Float], _ p: Double) -> Double {
-        Double(sorted[min(sorted.count - 1, Int(p * Double(sorted.count - 1)))])
+        Double(sorted[percentileIndex(p, count: sorted.count)])
     }
 
-    private static func estimate(_ levels: [Float]) -> Estimate {
-        let sorted = levels.sorted()
-        return Estimate(snrDB: percentile(sorted, 0.9) - percentile(sorted, 0.1), noiseDB: percentile(sorted, 0.1),
-                        floorSpreadDB: percentile(sorted, 0.25) - percentile(sorted, 0.05))
+    /// The estimate from the levels of two sorted arrays together (`a` may be empty; `b` is not), read off as the
+    /// two are merged, up to the 90th percentile.
+    private static func estimate(merging a: [Float], _ b: [Float]) -> Estimate {
+        let count = a.count + b.count
+        let wanted = [0.05, 0.1, 0.25, 0.9].map { percentileIndex($0, count: count) }  // ascending
+        var values: [Double] = []
+        var i = 0, j = 0, k = 0
+        while values.count < wanted.count {
+            let value: Float
+            if j >= b.count || (i < a.count && a[i] <= b[j]) {
+                value = a[i]
+                i += 1
+            } else {
+                value = b[j]
+                j += 1
+            }
+            while values.count < wanted.count, wanted[values.count] == k { values.append(Double(value)) }
+            k += 1
+        }
+        return Estimate(snrDB: values[3] - values[1], noiseDB: values[1], floorSpreadDB: values[2] - values[0])
+    }
+
+    /// Where `value` goes in `sorted` (the first index whose value is not below it).
+    private static func firstIndex(notBelow value: Float, in sorted: [Float]) -> Int {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Removes one `value` from `sorted`.
+    private static func remove(_ value: Float, from sorted: inout [Float]) {
+        let index = firstIndex(notBelow: value, in: sorted)
+        if index < sorted.count, sorted[index] == value { sorted.remove(at: index) }
     }
 }

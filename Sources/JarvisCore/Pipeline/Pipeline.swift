@@ -379,7 +379,8 @@ public final class Pipeline {
             emit(Event(t: AudioFormat.seconds(sampleCount - framesAgo * AudioFormat.frameSamples), .speechEnd))
             try endUtterance()
         case .none:
-            // Every 10 frames (200 ms): the live wake check reads it; a sort of at most 3000 levels.
+            // Every 10 frames (200 ms), and every frame once the segment holds `maxFrames` levels: the live wake
+            // check reads it (percentiles looked up in levels kept sorted).
             if inSpeech && segmentSNR.levels.count % 10 == 0 { recognizer.segmentNoise = segmentSNR.estimate }
             if inSpeech && recognizer.utteranceStartSample != nil {
                 if try chooseVoice(frame) { break }
