@@ -541,6 +541,38 @@ final class HighBandFillTests: XCTestCase {
     /// Tones at 500 Hz and 2 kHz: nothing above 4 kHz, as in telephone audio.
     let narrow = zip(tone(hz: 500, seconds: 1, amplitude: 0.3), tone(hz: 2000, seconds: 1, amplitude: 0.1)).map { $0 + $1 }
 
+    /// The filters run eight outputs side by side; each value is the one-at-a-time loop's to the bit (the same
+    /// float operations in the same order), at every length (shorter than the filter, edges, a ragged tail).
+    func testTheFiltersGiveTheScalarLoopsValuesToTheBit() {
+        var random = SystemRandomNumberGenerator()
+        let fill = HighBandFill()
+        let taps = HighBandFill.bandPassTaps(lowHz: fill.upperBandLowHz, highHz: fill.upperBandHighHz)
+        for n in [0, 1, 7, 50, 100, 101, 102, 109, 203, 1000, 4099] {
+            let samples = (0..<n).map { _ in Int16.random(in: -20_000...20_000, using: &random) }
+            // `upperBandPower` as it was written first: one output at a time, the taps that stay inside.
+            let x = samples.map(Float.init), half = taps.count / 2
+            var sums = [Double](repeating: 0, count: n + 1)
+            for i in 0..<n {
+                var y: Float = 0
+                for k in max(0, i + half - n + 1)..<min(taps.count, i + half + 1) { y += taps[k] * x[i + half - k] }
+                sums[i + 1] = sums[i] + Double(y * y)
+            }
+            let w = fill.envelopeHalfWindow
+            let expected = (0..<n).map { i in
+                Float((sums[min(n, i + w + 1)] - sums[max(0, i - w)]) / Double(min(n, i + w + 1) - max(0, i - w)))
+            }
+            XCTAssertEqual(fill.upperBandPower(of: samples[...]), expected, "\(n) samples")
+            // The fill's low-pass over its noise, every tap inside.
+            let outputs = max(0, n - HighBandFill.taps.count + 1)
+            let scalar = (0..<outputs).map { j in
+                var low: Float = 0
+                for k in 0..<HighBandFill.taps.count { low += HighBandFill.taps[k] * x[j + HighBandFill.taps.count - 1 - k] }
+                return low
+            }
+            XCTAssertEqual(HighBandFill.filter(x, taps: HighBandFill.taps, outputs: outputs), scalar, "\(n) samples")
+        }
+    }
+
     func testOnlyBandLimitedAudioIsFilled() throws {
         let spectrum = PowerSpectrum(frameSamples: 512)
         let fill = HighBandFill()

@@ -65,17 +65,49 @@ public struct HighBandFill: Sendable, Equatable {
     func upperBandPower(of samples: ArraySlice<Int16>) -> [Float] {
         let taps = Self.bandPassTaps(lowHz: upperBandLowHz, highHz: upperBandHighHz)
         let x = samples.map(Float.init), n = x.count, half = taps.count / 2
-        var sums = [Double](repeating: 0, count: n + 1)   // running sums of the band's squared samples
-        for i in 0..<n {
-            var y: Float = 0
-            for k in max(0, i + half - n + 1)..<min(taps.count, i + half + 1) { y += taps[k] * x[i + half - k] }
-            sums[i + 1] = sums[i] + Double(y * y)
+        // The band's samples: y[i] sums taps[k]·x[i + half − k] over the k that stay inside x.
+        let inside = half..<max(half, n - half)   // every tap inside x
+        var y = [Float](repeating: 0, count: n)
+        for (j, value) in Self.filter(x, taps: taps, outputs: inside.count).enumerated() { y[half + j] = value }
+        for i in 0..<n where !inside.contains(i) {
+            for k in max(0, i + half - n + 1)..<min(taps.count, i + half + 1) { y[i] += taps[k] * x[i + half - k] }
         }
+        var sums = [Double](repeating: 0, count: n + 1)   // running sums of the band's squared samples
+        for i in 0..<n { sums[i + 1] = sums[i] + Double(y[i] * y[i]) }
         let w = envelopeHalfWindow
         return (0..<n).map { i in
             let lo = max(0, i - w), hi = min(n, i + w + 1)
             return Float((sums[hi] - sums[lo]) / Double(hi - lo))
         }
+    }
+
+    /// The first `outputs` values of `taps` run over `input` with every tap inside it: value j is
+    /// Σ taps[k]·input[j + taps.count − 1 − k], summed in k's order from 0. Eight values are made side by side,
+    /// each lane doing a scalar loop's float operations in its order (no fused multiply-add), so each value is
+    /// the scalar loop's to the bit.
+    static func filter(_ input: [Float], taps: [Float], outputs: Int) -> [Float] {
+        guard outputs > 0 else { return [] }
+        precondition(outputs + taps.count - 1 <= input.count)
+        let last = taps.count - 1
+        var out = [Float](repeating: 0, count: outputs)
+        input.withUnsafeBufferPointer { x in
+            out.withUnsafeMutableBufferPointer { y in
+                var j = 0
+                while j + 8 <= outputs {
+                    var sum = SIMD8<Float>(repeating: 0)
+                    for k in 0...last {
+                        sum += SIMD8(repeating: taps[k])
+                            * UnsafeRawPointer(x.baseAddress! + j + last - k).loadUnaligned(as: SIMD8<Float>.self)
+                    }
+                    UnsafeMutableRawPointer(y.baseAddress! + j).storeBytes(of: sum, as: SIMD8<Float>.self)
+                    j += 8
+                }
+                for j in j..<outputs {
+                    for k in 0...last { y[j] += taps[k] * x[j + last - k] }
+                }
+            }
+        }
+        return out
     }
 
     /// Taps of the low-pass filter (cut-off 3.4 kHz at 16 kHz, Hamming-windowed sinc) whose output, every other
@@ -129,9 +161,9 @@ public struct HighBandFill: Sendable, Equatable {
             let over = Float(pow(10, db / 10)) / (rms * rms)
             return upperBandPower(of: samples).map { (1 + over * $0).squareRoot() }
         }
+        let filtered = Self.filter(white, taps: taps, outputs: samples.count)
         return NoiseFloor.adding(to: samples, start: start) { index in
-            var low: Float = 0
-            for k in 0..<taps.count { low += taps[k] * white[index - start + history - k] }
+            var low = filtered[index - start]
             if let gains { low *= gains[index - start] }
             return index & 1 == 0 ? low : -low
         }
