@@ -12,7 +12,7 @@ extension Jarvis {
             resident memory, and the median latency, in audio time, from the end of the wake phrase to the \
             wake event and from the end of the command to the intent event. A second table says where the CPU \
             went: the share of it in the live decoder, in checking its wake candidates, in the second pass at \
-            the end of each segment, in the language model's decodes (lm) and in loading it, in making a \
+            the end of each segment, in the language model's decodes and in loading it, in making a \
             recogniser mid-run, and in the rest (VAD, noise reduction, pitch).
             """)
 

@@ -21,12 +21,11 @@ public struct SegmentSNR: Sendable, Equatable {
     public var carryFrames = 100
     /// Levels of the current segment.
     public private(set) var levels: [Float] = []
-    /// Levels of the background before it.
+    /// Levels of the background before it, sorted (only their percentiles count).
     public private(set) var lead: [Float] = []
-    /// `levels` and `lead` sorted, kept so as levels come and go: an estimate (asked for every 200 ms of
-    /// speech, every frame once a segment holds `maxFrames`) looks its percentiles up instead of sorting.
+    /// `levels` sorted, kept so as levels come and go: an estimate (asked for every 200 ms of speech, every
+    /// frame once a segment holds `maxFrames`) looks its percentiles up instead of sorting.
     private var sortedLevels: [Float] = []
-    private var sortedLead: [Float] = []
     private var background: [Float] = []
     /// The last segment's estimate, the background frames since it ended, and the estimate the current segment
     /// may take its noise from (`carryFrames`).
@@ -46,8 +45,7 @@ public struct SegmentSNR: Sendable, Equatable {
     /// Speech began: the last `leadFrames` of background become the lead-in of a new segment.
     public mutating func startSegment() {
         carried = framesSincePrevious <= carryFrames ? previous : nil
-        lead = Array(background.suffix(leadFrames))
-        sortedLead = lead.sorted()
+        lead = background.suffix(leadFrames).sorted()
         background.removeAll(keepingCapacity: true)
         levels.removeAll(keepingCapacity: true)
         sortedLevels.removeAll(keepingCapacity: true)
@@ -87,7 +85,6 @@ public struct SegmentSNR: Sendable, Equatable {
         levels.removeAll(keepingCapacity: true)
         lead.removeAll(keepingCapacity: true)
         sortedLevels.removeAll(keepingCapacity: true)
-        sortedLead.removeAll(keepingCapacity: true)
         background.removeAll(keepingCapacity: true)
     }
 
@@ -121,14 +118,14 @@ public struct SegmentSNR: Sendable, Equatable {
             // Too short to have pauses of its own ("hey jarvis" cut off from its command by the VAD in a hiss):
             // the background just before it is the only witness of the noise.
             guard lead.count >= 10, lead.count + levels.count >= max(1, minFrames) else { return nil }
-            return Self.estimate(merging: sortedLead, sortedLevels)
+            return Self.estimate(merging: lead, sortedLevels)
         }
         let pauses = Self.estimate(merging: [], sortedLevels)
         // The lead-in counts when it is the same background as the pauses (within `sameBackgroundDB`), not
         // the silence before a noise that started with the speech.
-        guard lead.count >= 10, abs(Self.percentile(sortedLead, 0.5) - pauses.noiseDB) <= sameBackgroundDB
+        guard lead.count >= 10, abs(Self.percentile(lead, 0.5) - pauses.noiseDB) <= sameBackgroundDB
         else { return pauses }
-        return Self.estimate(merging: sortedLead, sortedLevels)
+        return Self.estimate(merging: lead, sortedLevels)
     }
 
     /// Index of the `p` percentile among `count` sorted values (the value at or below it, no interpolation).

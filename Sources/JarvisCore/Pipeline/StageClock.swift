@@ -21,17 +21,8 @@ public final class StageClock {
         /// Making a recogniser while the audio runs (the high-voice one, the first time a high voice talks).
         case recognizerSetUp = "recognizer_set_up"
 
-        /// The name a table shows.
-        public var label: String {
-            switch self {
-            case .liveDecoder: return "live decoder"
-            case .wakeCandidates: return "wake candidates"
-            case .secondPass: return "second pass"
-            case .languageModel: return "lm decodes"
-            case .languageModelLoad: return "lm load"
-            case .recognizerSetUp: return "recogniser set-up"
-            }
-        }
+        /// The name a table shows (the JSON key's words).
+        public var label: String { rawValue.replacingOccurrences(of: "_", with: " ") }
     }
 
     /// CPU seconds charged to each stage so far.
