@@ -661,6 +661,26 @@ extension PipelineTests {
         }
     }
 
+    /// "i asked jarvis to open a new tab" under babble 10 dB down from 1 s on wakes (no "hey" was said), and the
+    /// grammar hears "please open a new tab", unsure. The language model hears other words there ("i was
+    /// thrilled and i have that"), and the command fits the audio far worse than they do
+    /// (`PipelineSettings.commandFitLoss`): rejected. Without the check it is a phantom command. Real commands
+    /// under the same babble keep theirs (`testBabbleIsHeardAgainWithItsFloorWhenItDidNotWake`).
+    func testAnUnsureCommandInNoiseMustFitItsAudioAsWellAsTheLanguageModelsWords() throws {
+        let mixed = try babbleMix("asked_jarvis.flac", from: 1.0, underDB: 10)
+        let events = try run(samples: mixed)
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events), [])
+        XCTAssertEqual(rejectionReasons(events), ["not-heard-as-command"])
+        var unchecked = PipelineSettings()
+        unchecked.commandFitLoss = nil
+        XCTAssertEqual(intents(try run(samples: mixed, settings: unchecked)).map { $0.slots["target"] }, [.string("new_tab")])
+        // Only commands under `commandFitCheckBelow` are checked: under 0.5 this one (about 0.68) is not.
+        var sureBelow = PipelineSettings()
+        sureBelow.commandFitCheckBelow = 0.5
+        XCTAssertEqual(intents(try run(samples: mixed, settings: sureBelow)).count, 1)
+    }
+
     /// `fixture` gives a wake and one rejection for `reason`, no intent; with the check off (`unchecked`) the
     /// same audio gives the intent `otherwise`: the check does the work.
     func assertCheckRejects(_ fixture: String, reason: String, unchecked: PipelineSettings, otherwise: String,

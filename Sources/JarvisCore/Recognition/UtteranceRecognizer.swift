@@ -1265,6 +1265,29 @@ public final class UtteranceRecognizer {
         return result
     }
 
+    /// Acoustic scores (natural log, as PocketSphinx keeps them: right-shifted by SENSCR_SHIFT, 10 bits) of
+    /// each of `phrases` forced over `audio` as the language model hears it (`transcribeFreeText`'s audio and
+    /// decoder): how well each word sequence fits the same sound, comparable only with one another. nil for a
+    /// phrase without a path, or for all when the audio is under 0.1 s.
+    public func alignedAcousticScores(of phrases: [[String]], _ audio: [Int16],
+                                      startSample: Int) throws(DecoderError) -> [Double?] {
+        try timed(.languageModel) { () throws(DecoderError) -> [Double?] in
+            guard audio.count >= AudioFormat.sampleRate / 10 else { return phrases.map { _ in nil } }
+            let decoder = try languageModelDecoder()
+            let denoised = settings.denoiseFreeText ? steadyNoiseDenoiser()?.denoise(audio[...]) ?? audio : audio
+            let heard = asHeard(denoised, start: startSample, original: audio[...])
+            var scores: [Double?] = []
+            for words in phrases {
+                guard !words.isEmpty else { scores.append(nil); continue }
+                try decoder.addGraph(name: "phrase", phraseGenerator.phraseGraph(words))
+                scores.append(try decoder.decodeUtterance(heard[...], search: "phrase").map {
+                    decoder.naturalLog($0.acousticScore)
+                })
+            }
+            return scores
+        }
+    }
+
     /// Whether the settings give the language model a model expecting `expectation` to mix in
     /// (`commandLeadWeight`, `commandPhraseModel`).
     public func canExpect(_ expectation: Expectation) -> Bool {
