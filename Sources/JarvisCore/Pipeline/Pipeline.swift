@@ -872,16 +872,16 @@ public final class Pipeline {
             }
             return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence")
         }
-        // An unsure command in clean audio needs the language model, which knows every word, to have heard
-        // one of its words: the grammar fits "take a picture of the sunset" to "last tab" with confidence 0.8.
-        // A request ("could you go back") needs it however sure, and in noise too (`requestOpeners`).
-        let request = literal.first.map(settings.requestOpeners.contains) ?? false
         // An unsure command in noise must fit its audio about as well as what the language model heard there.
         if let allowed = settings.commandFitLoss, result.confidence < settings.commandFitCheckBelow,
            !recognizer.segmentIsClean, commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }),
            let loss = try commandFitLoss(literal), loss > allowed {
             return reject(literal.joined(separator: " "), "not-heard-as-command")
         }
+        // An unsure command in clean audio needs the language model, which knows every word, to have heard
+        // one of its words: the grammar fits "take a picture of the sunset" to "last tab" with confidence 0.8.
+        // A request ("could you go back") needs it however sure, and in noise too (`requestOpeners`).
+        let request = literal.first.map(settings.requestOpeners.contains) ?? false
         if (result.confidence < settings.languageModelCheckBelow || result.rescored) && recognizer.segmentIsClean
             || request,
            commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) {
