@@ -872,10 +872,11 @@ public final class Pipeline {
             }
             return try rejectUnlessFreeText(literal.joined(separator: " "), "low-confidence")
         }
+        // The checks below are for commands without free text: a search has its own (`confirmFreeTextTrigger`).
+        let withoutFreeText = commands.freeTextSlots.allSatisfy { intent.slots[$0] == nil }
         // An unsure command in noise must fit its audio about as well as what the language model heard there.
         if let allowed = settings.commandFitLoss, result.confidence < settings.commandFitCheckBelow,
-           !recognizer.segmentIsClean, commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }),
-           let loss = try commandFitLoss(literal), loss > allowed {
+           !recognizer.segmentIsClean, withoutFreeText, let loss = try commandFitLoss(literal), loss > allowed {
             return reject(literal.joined(separator: " "), "not-heard-as-command")
         }
         // An unsure command in clean audio needs the language model, which knows every word, to have heard
@@ -883,8 +884,7 @@ public final class Pipeline {
         // A request ("could you go back") needs it however sure, and in noise too (`requestOpeners`).
         let request = literal.first.map(settings.requestOpeners.contains) ?? false
         if (result.confidence < settings.languageModelCheckBelow || result.rescored) && recognizer.segmentIsClean
-            || request,
-           commands.freeTextSlots.allSatisfy({ intent.slots[$0] == nil }) {
+            || request, withoutFreeText {
             let free = try freeText()
             var heard = free.words
             if settings.languageModelCheckAlternatives {

@@ -969,8 +969,13 @@ public final class UtteranceRecognizer {
 
     /// The same over `audio` (the second pass's `commandAudio`, say).
     private func pathScore(of words: [String], in audio: ArraySlice<Int16>) throws(DecoderError) -> Double? {
+        try alignment(of: words, in: audio).map { decoder.naturalLog($0.score) }
+    }
+
+    /// `words` alone forced over `audio` (the "phrase" search); nil when they have no path.
+    private func alignment(of words: [String], in audio: ArraySlice<Int16>) throws(DecoderError) -> Hypothesis? {
         try decoder.addGraph(name: "phrase", phraseGenerator.phraseGraph(words))
-        return try decoder.decodeUtterance(audio, search: "phrase").map { decoder.naturalLog($0.score) }
+        return try decoder.decodeUtterance(audio, search: "phrase")
     }
 
     /// Rescores a span of the utterance: `words` alone (forced alignment) against a free phone loop over the
@@ -1228,10 +1233,7 @@ public final class UtteranceRecognizer {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return FreeText(before: [], text: "") }
         let decoder = try languageModelDecoder()
         decoder.mixLanguageModel("lm", with: expectedModels.firstIndex(of: expecting) ?? 0)
-        // In steady noise the language model hears the command reduced, as the second pass does (measured:
-        // white15 intents 33.0 → 34.8 %, steady white noise 33.9 → 39.1 %, pink 32.2 → 34.8 %).
-        let denoised = settings.denoiseFreeText ? steadyNoiseDenoiser()?.denoise(audio[...]) ?? audio : audio
-        let heard = asHeard(denoised, start: startSample, original: audio[...])
+        let heard = languageModelHearing(audio, start: startSample)
         guard let hyp = try decoder.decodeUtterance(heard[...], search: "lm") else { return FreeText(before: [], text: "") }
         // A word counts when most of it lies after `fromSample` (10 ms frames; 50 ms tolerance).
         let fromFrame = (fromSample - startSample) / Self.samplesPerFrame - 5
@@ -1274,18 +1276,22 @@ public final class UtteranceRecognizer {
         try timed(.languageModel) { () throws(DecoderError) -> [Double?] in
             guard audio.count >= AudioFormat.sampleRate / 10 else { return phrases.map { _ in nil } }
             let decoder = try languageModelDecoder()
-            let denoised = settings.denoiseFreeText ? steadyNoiseDenoiser()?.denoise(audio[...]) ?? audio : audio
-            let heard = asHeard(denoised, start: startSample, original: audio[...])
+            let heard = languageModelHearing(audio, start: startSample)
             var scores: [Double?] = []
             for words in phrases {
                 guard !words.isEmpty else { scores.append(nil); continue }
-                try decoder.addGraph(name: "phrase", phraseGenerator.phraseGraph(words))
-                scores.append(try decoder.decodeUtterance(heard[...], search: "phrase").map {
-                    decoder.naturalLog($0.acousticScore)
-                })
+                scores.append(try alignment(of: words, in: heard[...]).map { decoder.naturalLog($0.acousticScore) })
             }
             return scores
         }
+    }
+
+    /// `audio` (from absolute sample `start`) as the language model hears it: in steady noise reduced, as the
+    /// second pass hears it (measured: white15 intents 33.0 → 34.8 %, steady white noise 33.9 → 39.1 %, pink
+    /// 32.2 → 34.8 %), then `asHeard`.
+    private func languageModelHearing(_ audio: [Int16], start: Int) -> [Int16] {
+        let denoised = settings.denoiseFreeText ? steadyNoiseDenoiser()?.denoise(audio[...]) ?? audio : audio
+        return asHeard(denoised, start: start, original: audio[...])
     }
 
     /// Whether the settings give the language model a model expecting `expectation` to mix in
