@@ -81,6 +81,8 @@ public final class UtteranceRecognizer {
     private var replayedSamples = 0
     /// The live candidates verified in this segment, as (first frame, last frame) of the name.
     private var checkedCandidates: [(start: Int, end: Int)] = []
+    /// Each live candidate's name verification (`liveNameMarginPenalty`), in order: its frames of `fed` and margin.
+    private var liveNameMargins: [(frames: ClosedRange<Int>, margin: Double)] = []
     /// Live candidates verified in the current (or last) segment; each costs two full-rate decodes of its span.
     var liveCandidatesVerified: Int { checkedCandidates.count }
     private var earlyWake: UtteranceResult.WakeSpan?
@@ -287,6 +289,7 @@ public final class UtteranceRecognizer {
         candidateSpan = nil
         weakCandidateSpan = nil
         checkedCandidates.removeAll()
+        liveNameMargins.removeAll()
         earlyWake = nil
         meanTracker?.reset()
     }
@@ -435,8 +438,9 @@ public final class UtteranceRecognizer {
                 $0.start == nameWord.startFrame && abs($0.end - nameWord.endFrame) <= tolerance
             }) else { continue }
             checkedCandidates.append((nameWord.startFrame, nameWord.endFrame))
-            let (score, quietScore) = wakeScores(try verify([nameWord.word], fromFrame: nameWord.startFrame,
-                                                            toFrame: nameWord.endFrame))
+            let margin = try verify([nameWord.word], fromFrame: nameWord.startFrame, toFrame: nameWord.endFrame)
+            liveNameMargins.append((nameWord.startFrame...nameWord.endFrame, margin))
+            let (score, quietScore) = wakeScores(margin)
             if Self.tracing {
                 FileHandle.standardError.write(Data("live wake at frames \(nameWord.startFrame)-\(nameWord.endFrame) (decoded \(lastFrame)): score \(score)\n".utf8))
             }
@@ -655,7 +659,18 @@ public final class UtteranceRecognizer {
         decoder.adaptation = nil
         for wakeEnd in wakeEndIndices(in: words) {
             let name = words[wakeEnd]
-            let margin = try verify([name.word], fromFrame: name.startFrame, toFrame: name.endFrame)
+            var margin = try verify([name.word], fromFrame: name.startFrame, toFrame: name.endFrame)
+            // Not under babble: there other talkers' speech gives the live decoder names of its own.
+            if let penalty = settings.liveNameMarginPenalty, !segmentNoiseChanges {
+                // The name's frames of `fed` (the decode started `frameOffset` samples into it).
+                let base = frameOffset / Self.samplesPerFrame
+                let best = Self.bestNameMargin(margin, frames: (name.startFrame + base)...(name.endFrame + base),
+                                               live: liveNameMargins, penalty: penalty)
+                if Self.tracing, best > margin {
+                    FileHandle.standardError.write(Data("name margin \(best) from the live decoder's span of it, less the penalty (\(margin) over the second pass's)\n".utf8))
+                }
+                margin = best
+            }
             let (score, quietScore) = wakeScores(margin)
             let tentative = score < 0.5
             var required = wakeThreshold
@@ -703,6 +718,23 @@ public final class UtteranceRecognizer {
             results.append(result)
         }
         return results
+    }
+
+    /// `margin` (the name verified over the second pass's span of it, `frames`), or, when higher, the margin of
+    /// the live decoder's last candidate of the same name less `penalty` (`RecognizerSettings.liveNameMarginPenalty`).
+    /// A candidate is of the same name when the spans overlap by at least half of the longer one (frames,
+    /// inclusive; overlap and lengths both counted as differences of the bounds). The last candidate is the live
+    /// decoder's latest reading of the name: earlier ones, with other ends, are not a second chance each.
+    static func bestNameMargin(_ margin: Double, frames: ClosedRange<Int>,
+                               live: [(frames: ClosedRange<Int>, margin: Double)], penalty: Double) -> Double {
+        let sameName = live.last { candidate in
+            let overlap = min(frames.upperBound, candidate.frames.upperBound)
+                - max(frames.lowerBound, candidate.frames.lowerBound)
+            let longer = max(frames.upperBound - frames.lowerBound,
+                             candidate.frames.upperBound - candidate.frames.lowerBound)
+            return overlap * 2 >= longer
+        }
+        return max(margin, (sameName?.margin ?? -.infinity) - penalty)
     }
 
     /// The live decoder's wake search over the whole segment with its steady noise reduced
