@@ -79,10 +79,9 @@ public final class UtteranceRecognizer {
     private var rivalSearches: (clean: String, other: String)?
     /// Samples at the start of the utterance that a restart fed again.
     private var replayedSamples = 0
-    /// The live candidates verified in this segment, as (first frame, last frame) of the name.
-    private var checkedCandidates: [(start: Int, end: Int)] = []
-    /// Each live candidate's name verification (`liveNameMarginPenalty`), in order: its frames of `fed` and margin.
-    private var liveNameMargins: [(frames: ClosedRange<Int>, margin: Double)] = []
+    /// The live candidates verified in this segment, in order: the name's frames of `fed` and its margin
+    /// (`liveNameMarginPenalty`).
+    private var checkedCandidates: [(frames: ClosedRange<Int>, margin: Double)] = []
     /// Live candidates verified in the current (or last) segment; each costs two full-rate decodes of its span.
     var liveCandidatesVerified: Int { checkedCandidates.count }
     private var earlyWake: UtteranceResult.WakeSpan?
@@ -289,7 +288,6 @@ public final class UtteranceRecognizer {
         candidateSpan = nil
         weakCandidateSpan = nil
         checkedCandidates.removeAll()
-        liveNameMargins.removeAll()
         earlyWake = nil
         meanTracker?.reset()
     }
@@ -435,11 +433,10 @@ public final class UtteranceRecognizer {
             guard nameWord.endFrame + settle <= lastFrame else { continue }
             let tolerance = settings.candidateEndTolerance
             guard !checkedCandidates.contains(where: {
-                $0.start == nameWord.startFrame && abs($0.end - nameWord.endFrame) <= tolerance
+                $0.frames.lowerBound == nameWord.startFrame && abs($0.frames.upperBound - nameWord.endFrame) <= tolerance
             }) else { continue }
-            checkedCandidates.append((nameWord.startFrame, nameWord.endFrame))
             let margin = try verify([nameWord.word], fromFrame: nameWord.startFrame, toFrame: nameWord.endFrame)
-            liveNameMargins.append((nameWord.startFrame...nameWord.endFrame, margin))
+            checkedCandidates.append((nameWord.startFrame...nameWord.endFrame, margin))
             let (score, quietScore) = wakeScores(margin)
             if Self.tracing {
                 FileHandle.standardError.write(Data("live wake at frames \(nameWord.startFrame)-\(nameWord.endFrame) (decoded \(lastFrame)): score \(score)\n".utf8))
@@ -665,7 +662,7 @@ public final class UtteranceRecognizer {
                 // The name's frames of `fed` (the decode started `frameOffset` samples into it).
                 let base = frameOffset / Self.samplesPerFrame
                 let best = Self.bestNameMargin(margin, frames: (name.startFrame + base)...(name.endFrame + base),
-                                               live: liveNameMargins, penalty: penalty)
+                                               live: checkedCandidates, penalty: penalty)
                 if Self.tracing, best > margin {
                     FileHandle.standardError.write(Data("name margin \(best) from the live decoder's span of it, less the penalty (\(margin) over the second pass's)\n".utf8))
                 }
