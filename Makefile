@@ -18,18 +18,21 @@ release:
 # the babble set (the dev set's commands under babble by voices it does not use), the non-command set under the
 # dev set's babble voices (sentences said in a room already talking), the voice set under white noise and under
 # the babble set's babble (other talkers in the dev set's noisy conditions), the dev set's negatives and confusable
-# names under that babble, the room set (the dev set's clean clips
+# names under that babble, the name set under steady noise (white 15 dB and pink 10 dB with the speech, white 15
+# dB running throughout), the room set (the dev set's clean clips
 # under brown noise, mains hum and reverberation), the query set (30 searches the dev set does not have, by 9
 # voices), the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
-# voices; skipped without festvox-kdlpc16k and festvox-us-slt-hts), then the real recordings with the default
+# voices; skipped without festvox-kdlpc16k and festvox-us-slt-hts) and the same under white 15 and pink 10 dB, then the real recordings with the default
 # phrase (false wakes) and with "jarvis" alone (detection). Builds the sets once.
 REJECTION ?= /tmp/jarvis-rejection
 NOISE ?= /tmp/jarvis-noise
 VARIANTS ?= /tmp/jarvis-variants
 REQUESTS ?= /tmp/jarvis-requests
 NAMES ?= /tmp/jarvis-names
+NAMES_NOISE ?= /tmp/jarvis-names-noise
 VOICES ?= /tmp/jarvis-voices
 OTHER_VOICES ?= /tmp/jarvis-other-voices
+OTHER_NOISE ?= /tmp/jarvis-other-noise
 BABBLE ?= /tmp/jarvis-babble
 ROOM_REJECTION ?= /tmp/jarvis-rbabble
 NEG_BABBLE ?= /tmp/jarvis-nbabble
@@ -47,6 +50,8 @@ eval: release
 	test -f $(VARIANTS)/manifest.jsonl || python3 scripts/make-variant-set.py $(VARIANTS)
 	test -f $(REQUESTS)/manifest.jsonl || python3 scripts/make-request-set.py $(REQUESTS)
 	test -f $(NAMES)/manifest.jsonl || python3 scripts/make-name-set.py $(NAMES)
+	test -f $(NAMES_NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(NAMES_NOISE) \
+	  --source $(NAMES)/manifest.jsonl --conds white15,pink10,cwhite15
 	test -f $(VOICES)/manifest.jsonl || python3 scripts/make-voice-set.py $(VOICES)
 	test -f $(BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(BABBLE) --devset $(DEVSET)
 	test -f $(ROOM_REJECTION)/manifest.jsonl || python3 scripts/make-babble-set.py $(ROOM_REJECTION) --dev-voices \
@@ -70,6 +75,8 @@ eval: release
 	.build/release/jarvis eval $(REQUESTS)/manifest.jsonl
 	@echo "== name set (names that sound like \"jarvis\", not in the dev set)"
 	.build/release/jarvis eval $(NAMES)/manifest.jsonl
+	@echo "== name set under steady noise (white 15 dB, pink 10 dB, white 15 dB running throughout)"
+	.build/release/jarvis eval $(NAMES_NOISE)/manifest.jsonl
 	@echo "== voice set (the dev set's commands said by other TTS voices)"
 	.build/release/jarvis eval $(VOICES)/manifest.jsonl
 	@echo "== babble set (the dev set's commands under babble by three voices it does not use)"
@@ -87,6 +94,10 @@ eval: release
 	@if test -f $(OTHER_VOICES)/manifest.jsonl || python3 scripts/make-other-voice-set.py $(OTHER_VOICES); then \
 	  echo "== other-voice set (festival ked and slt HTS commands; confusables and negatives by 9 other voices)"; \
 	  .build/release/jarvis eval $(OTHER_VOICES)/manifest.jsonl; \
+	  test -f $(OTHER_NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(OTHER_NOISE) \
+	    --source $(OTHER_VOICES)/manifest.jsonl --conds white15,pink10; \
+	  echo "== other-voice set under white noise at 15 dB and pink noise at 10 dB"; \
+	  .build/release/jarvis eval $(OTHER_NOISE)/manifest.jsonl; \
 	else echo "== other-voice set skipped (it needs festival, festvox-kdlpc16k and festvox-us-slt-hts)"; fi
 	@echo "== real recordings, wake phrase \"hey jarvis\""
 	.build/release/jarvis eval $(REAL)
