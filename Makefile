@@ -19,10 +19,10 @@ release:
 # dev set's babble voices (sentences said in a room already talking), the voice set under white noise and under
 # the babble set's babble (other talkers in the dev set's noisy conditions), the dev set's negatives and confusable
 # names under that babble, the name set under steady noise (white 15 dB and pink 10 dB with the speech, white 15
-# dB running throughout), the room set (the dev set's clean clips
-# under brown noise, mains hum and reverberation), the query set (30 searches the dev set does not have, by 9
-# voices), the other-voice set (festival's ked and slt HTS voices; the dev set's confusables and negatives by 9 other
-# voices; skipped without festvox-kdlpc16k and festvox-us-slt-hts) and the same under white 15 and pink 10 dB, then the real recordings with the default
+# dB running throughout), the room set (the dev set's clean clips under brown noise, mains hum and reverberation),
+# the query set (30 searches the dev set does not have, by 9 voices), the other-voice set (festival's ked and slt
+# HTS voices; the dev set's confusables and negatives by 9 other voices; skipped without festvox-kdlpc16k and
+# festvox-us-slt-hts) and the same under white 15 and pink 10 dB, then the real recordings with the default
 # phrase (false wakes) and with "jarvis" alone (detection). Builds the sets once.
 REJECTION ?= /tmp/jarvis-rejection
 NOISE ?= /tmp/jarvis-noise
