@@ -163,6 +163,24 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(count(try run("scroll_down.wav"), "wake"), 1)
     }
 
+    /// Under steady noise the onset rivals are not asked (the name's first sound drowns), and "hey nervous, next
+    /// tab" (kal16) under white noise (-38 dBFS) wakes. Its "n" keeps the low band up where the closure of "jarvis"'s "jh"
+    /// silences it (`onsetDipMinimum`, `OnsetDip`): here it dips by about 11 dB, a real "jarvis" under the same
+    /// noise by far more. At 12 dB the test stops the name and keeps the real one. (The default, 9 dB, was set
+    /// on the name set under noise; this clip lies above it.)
+    func testANamesOnsetMustSilenceTheLowBandUnderSteadyNoise() throws {
+        var off = PipelineSettings()
+        off.recognizer.onsetDipMinimum = nil
+        XCTAssertEqual(count(try run("nervous_next_tab.flac", noiseDB: -38, settings: off), "wake"), 1)
+        var strict = PipelineSettings()
+        strict.recognizer.onsetDipMinimum = 12
+        XCTAssertEqual(count(try run("nervous_next_tab.flac", noiseDB: -38, settings: strict), "wake"), 0)
+        XCTAssertEqual(count(try run("search_pizza.wav", noiseDB: -38, settings: strict), "wake"), 1)
+        // In a quiet room the test is not made (the onset rivals are): the real name wakes at any minimum.
+        strict.recognizer.onsetDipMinimum = 1000
+        XCTAssertEqual(count(try run("scroll_down.wav", settings: strict), "wake"), 1)
+    }
+
     /// "hey travis, next tab" (flite slt): "travis" (t r ae v ih s) shares the end of "jarvis" but neither its
     /// first sound nor its vowel, so no onset rival fits it better than the name by the margin. A rival with
     /// the first syllable's onset and vowel replaced together does (`firstSyllableRivals`): no wake. Without

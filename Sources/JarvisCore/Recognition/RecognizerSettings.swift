@@ -394,6 +394,10 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// steady noise (`noisiness` above 0), where the name's first sound drowns and its rivals fit as well: it
     /// cost a fifth of the noisy commands' wakes.
     public var onsetRivalMargin: Double? = 0.5
+    /// Under steady noise, where the onset rivals are not asked, how far (dB) the low band must fall from the
+    /// word before the name to the name's first sound (`OnsetDip`): the closure of "jh" silences it, the
+    /// murmur of a nasal or a vowel does not. nil: not tested.
+    public var onsetDipMinimum: Double? = 9
     /// Whether, in a clean segment (SNR at or above `cleanSNR`), the name's rivals also replace its first
     /// syllable's onset and vowel together (`UtteranceRecognizer.onsetRivals`: about 1,200 more, "s er v ah s",
     /// "t r ae v ah s" for "jh aa r v ah s"). Names that share only the end of "jarvis" ("service", "travis") fit

@@ -38,6 +38,8 @@ public final class UtteranceRecognizer {
     private let noiseFloor: NoiseFloor?
     /// The spectrum `settings.highBandFill` measures bands with (made on first use).
     private lazy var bandSpectrum = PowerSpectrum(frameSamples: 512)
+    /// For `OnsetDip` (25 ms frames).
+    private lazy var onsetSpectrum = PowerSpectrum(frameSamples: OnsetDip.frameSamples)
     /// Frame 0 of the decode being interpreted lies this many samples into `fed`.
     private var frameOffset = 0
     // Streaming wake state.
@@ -446,6 +448,7 @@ public final class UtteranceRecognizer {
             guard !final, quietScore >= settings.earlyWakeScore,
                   leadLastsLongEnough(words[wakeFirst...wakeEnd]),
                   try nameBeatsOnsetRivals(nameWord),
+                  nameOnsetDips(words[wakeFirst...wakeEnd]),
                   try wakeSearchConfirms(startFrame: words[wakeFirst].startFrame, endFrame: nameWord.endFrame),
                   // Under steady noise the halves are left to the second pass.
                   try noisiness > 0 ? true : nameHalvesHold(nameWord)
@@ -687,6 +690,7 @@ public final class UtteranceRecognizer {
             if !reportedEarly {
                 guard try nameBeatsOnsetRivals(name) else { continue }
             }
+            guard nameOnsetDips(phrase) else { continue }
             if quietScore < settings.earlyWakeScore {
                 guard try wholePhraseVerifies(phrase, nameThreshold: required) else { continue }
             }
@@ -1184,6 +1188,21 @@ public final class UtteranceRecognizer {
             return false
         }
         return true
+    }
+
+    /// Whether the name's first sound silences the low band after the word before it (`OnsetDip`), by at least
+    /// `RecognizerSettings.onsetDipMinimum` dB; under steady noise only, where the onset rivals are not asked.
+    /// A one-word phrase passes.
+    func nameOnsetDips(_ phrase: ArraySlice<RecognizedWord>) -> Bool {
+        guard noisiness > 0, wakeWords.count > 1, let lead = phrase.dropLast().last, let name = phrase.last else { return true }
+        let audio = fed[min(fed.count, frameOffset)...]
+        guard let dip = OnsetDip.dip(in: audio, lead: lead.startFrame...lead.endFrame, nameStart: name.startFrame,
+                                     spectrum: onsetSpectrum) else { return true }
+        if Self.tracing {
+            FileHandle.standardError.write(Data("onset dip \(dip) dB (at least \(settings.onsetDipMinimum.map { String($0) } ?? "-"), noisiness \(noisiness))\n".utf8))
+        }
+        guard let minimum = settings.onsetDipMinimum else { return true }
+        return dip >= minimum
     }
 
     /// Whether all the words of a wake phrase (`phrase`, the name last) verify against the phone loop over its
