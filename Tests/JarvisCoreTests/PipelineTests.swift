@@ -164,10 +164,10 @@ final class PipelineTests: XCTestCase {
     }
 
     /// Under steady noise the onset rivals are not asked (the name's first sound drowns), and "hey nervous, next
-    /// tab" (kal16) under white noise (-38 dBFS) wakes. Its "n" keeps the low band up where the closure of "jarvis"'s "jh"
-    /// silences it (`onsetDipMinimum`, `OnsetDip`): here it dips by about 11 dB, a real "jarvis" under the same
-    /// noise by far more. At 12 dB the test stops the name and keeps the real one. (The default, 9 dB, was set
-    /// on the name set under noise; this clip lies above it.)
+    /// tab" (kal16) under white noise (-38 dBFS) wakes. Its "n" keeps the low band up where the closure of
+    /// "jarvis"'s "jh" silences it (`onsetDipMinimum`, `OnsetDip`): here it dips by about 11 dB, the "jarvis" of
+    /// `search_pizza.wav` under the same noise by about 35. At 12 dB the test stops the name and keeps "jarvis".
+    /// (The default, 9 dB, was set on the name set under noise; this clip lies above it.)
     func testANamesOnsetMustSilenceTheLowBandUnderSteadyNoise() throws {
         var off = PipelineSettings()
         off.recognizer.onsetDipMinimum = nil

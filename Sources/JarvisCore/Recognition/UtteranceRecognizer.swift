@@ -1194,7 +1194,8 @@ public final class UtteranceRecognizer {
     /// `RecognizerSettings.onsetDipMinimum` dB; under steady noise only, where the onset rivals are not asked.
     /// A one-word phrase passes.
     func nameOnsetDips(_ phrase: ArraySlice<RecognizedWord>) -> Bool {
-        guard noisiness > 0, wakeWords.count > 1, let lead = phrase.dropLast().last, let name = phrase.last else { return true }
+        guard noisiness > 0, wakeWords.count > 1, let lead = phrase.dropLast().last, let name = phrase.last
+        else { return true }
         let audio = fed[min(fed.count, frameOffset)...]
         guard let dip = OnsetDip.dip(in: audio, lead: lead.startFrame...lead.endFrame, nameStart: name.startFrame,
                                      spectrum: onsetSpectrum) else { return true }
