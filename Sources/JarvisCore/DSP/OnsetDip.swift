@@ -5,7 +5,7 @@
 public enum OnsetDip {
     /// Samples per analysis frame (25 ms) and per hop (10 ms, the recogniser's frame).
     static let frameSamples = 400
-    static let hopSamples = 160
+    static let hopSamples = UtteranceRecognizer.samplesPerFrame
     /// The low band, Hz.
     static let lowHz = 100.0, highHz = 900.0
     /// Frames before and after the name's first frame searched for the dip (60 ms either side: aligners

@@ -690,6 +690,7 @@ public final class UtteranceRecognizer {
             if !reportedEarly {
                 guard try nameBeatsOnsetRivals(name) else { continue }
             }
+            // Asked again of a name reported early (on the raw audio then): its bound was set on this audio.
             guard nameOnsetDips(phrase) else { continue }
             if quietScore < settings.earlyWakeScore {
                 guard try wholePhraseVerifies(phrase, nameThreshold: required) else { continue }
