@@ -19,10 +19,14 @@ def build(default_out, seed, rows, voices=None):
 def build_commands(default_out, seed, prefix, commands):
     """`build` for commands said after the wake phrase: "hey jarvis, " + each (spoken command, intent, key slots
     that must match; as devset.py's tables), kind "paraphrase", clip stems PREFIX_<voice>_<index>_clean."""
-    build(default_out, seed,
-          [(f"{prefix}_{{voice}}_{i:02d}_clean", "paraphrase", f"hey jarvis, {command}",
-            {"wake": True, "intents": [{"name": intent, "slots": slots}]})
-           for i, (command, intent, slots) in enumerate(commands)])
+    build(default_out, seed, command_rows(prefix, commands))
+
+
+def command_rows(prefix, commands, first_index=0):
+    """`build_commands`'s rows, numbered from `first_index` (for a second group of commands in one set)."""
+    return [(f"{prefix}_{{voice}}_{i:02d}_clean", "paraphrase", f"hey jarvis, {command}",
+             {"wake": True, "intents": [{"name": intent, "slots": slots}]})
+            for i, (command, intent, slots) in enumerate(commands, start=first_index)]
 
 
 def build_groups(default_out, seed, groups):

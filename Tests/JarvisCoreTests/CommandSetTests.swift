@@ -68,6 +68,25 @@ final class CommandSetTests: XCTestCase {
         XCTAssertNil(intent("please please next tab"))
     }
 
+    /// A third round of everyday phrasings: "search the internet for", "take me back" and "take me home",
+    /// "(go to the) previous page", "scroll to the right". Measured and left out: "search" or "find" alone
+    /// before a query (the language model expecting a lead heard "so the" as "search the"; "page down" in white
+    /// noise became "find" and phones), "click here" ("make the text bigger please" became "middle triple click
+    /// here please"), "next page" (which of forward and page down?), and more sites (instagram for "take me to
+    /// wikipedia", yahoo for "go home" in babble).
+    func testThirdRoundOfEverydayPhrasings() {
+        XCTAssertEqual(intent("search the internet for weather in london")?.slots["query"], .string("weather in london"))
+        for (text, target) in ["take me back": "back", "previous page": "back", "go to the previous page": "back",
+                               "take me home": "home", "please take me home": "home"] {
+            XCTAssertEqual(intent(text)?.slots["target"], .string(target), text)
+        }
+        XCTAssertEqual(intent("scroll to the right")?.slots, ["direction": .string("right"), "amount": .int(1)])
+        for text in ["search pizza recipes", "find cheap hotels", "next page", "open instagram", "click here",
+                     "take me", "scroll to the top"] {
+            XCTAssertNil(intent(text), text)
+        }
+    }
+
     /// A command asked as a request: "can you" or "could you", maybe with "please", before any command.
     func testRequestsParseToTheSameIntents() {
         XCTAssertEqual(intent("can you scroll down")?.slots, ["direction": .string("down"), "amount": .int(1)])

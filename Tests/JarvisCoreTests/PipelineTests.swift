@@ -1119,6 +1119,9 @@ extension PipelineTests {
         XCTAssertEqual(query("those search for football scores"), "football scores")
         XCTAssertEqual(query("look up tomato soup"), "tomato soup")
         XCTAssertEqual(query("please search the web for used cars"), "used cars")
+        // The lead the patterns take when they parse the words whole: "google for", not "google" + "for …".
+        XCTAssertEqual(query("google for hiking boots"), "hiking boots")
+        XCTAssertEqual(query("search the internet for weather in london"), "weather in london")
         XCTAssertNil(query("search for"), "no query")
         XCTAssertNil(query("i really want to search for dogs"), "the command starts too late: a sentence")
         XCTAssertNil(query("scroll down the page"), "no free text")

@@ -46,6 +46,7 @@ extension CommandSet {
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) scroll [the page] <direction> [<number> [times]] \(politeEnd)",
                 "\(polite) scroll <direction> [the page | a bit | a little] \(politeEnd)",
+                "\(polite) scroll to the <direction> \(politeEnd)",
             ], defaults: ["amount": .int(1)], renames: ["number": "amount"]),
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) page <page_direction> \(politeEnd)",
@@ -58,12 +59,13 @@ extension CommandSet {
             ], defaults: ["button": s("left"), "count": .int(1)], renames: ["multiple": "count"]),
             CommandDefinition(intent: "navigate", patterns: [
                 "\(polite) go back [a page | one page] \(politeEnd)", "\(polite) back \(politeEnd)",
+                "\(polite) take me back \(politeEnd)", "\(polite) [go to the] previous page \(politeEnd)",
             ], fixed: ["target": s("back")]),
             CommandDefinition(intent: "navigate", patterns: [
                 "\(polite) go forward [a page | one page] \(politeEnd)", "\(polite) forward \(politeEnd)",
             ], fixed: ["target": s("forward")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) go home \(politeEnd)", "\(polite) [go to [the]] home page \(politeEnd)",
+                "\(polite) (go | take me) home \(politeEnd)", "\(polite) [go to [the]] home page \(politeEnd)",
             ], fixed: ["target": s("home")]),
             CommandDefinition(intent: "navigate", patterns: [
                 "\(polite) (refresh | reload) [the page | this page] \(politeEnd)",
@@ -85,7 +87,7 @@ extension CommandSet {
             ], fixed: ["target": s("url")], renames: ["site": "url"]),
             CommandDefinition(intent: "search", patterns: [
                 "\(polite) (search for | look up | look for | google for | google) <query>",
-                "\(polite) search (the web | google) for <query>",
+                "\(polite) search (the web | the internet | google) for <query>",
             ]),
         ]
         return CommandSet(slots: slots, commands: commands)

@@ -994,10 +994,12 @@ public final class Pipeline {
 
     /// A command with free text (a search) in the language model's words: its literal words must start within
     /// the first `freeTextLeadWords` words (a hesitation, a misheard "hey"), and at least one word must follow
-    /// them. The free text is all the words after them.
+    /// them. The free text is all the words after them: the lead the phrase patterns take when they parse the
+    /// words whole ("search the web for" + "maps", not "search" + "the web for maps"), else the shortest lead.
     func freeTextCommand(in words: [String], leadWords: Int? = nil) -> Intent? {
         guard words.count >= 2 else { return nil }
         for first in 0...min(leadWords ?? settings.freeTextLeadWords, words.count - 2) {
+            if let whole = commands.parse(Array(words[first...])), freeTextSlot(of: whole) != nil { return whole }
             for end in (first + 1)..<words.count {
                 guard var intent = commands.parse(Array(words[first..<end]) + [Self.freeSpeech]),
                       let slot = freeTextSlot(of: intent) else { continue }
