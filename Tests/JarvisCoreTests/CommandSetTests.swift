@@ -75,7 +75,8 @@ final class CommandSetTests: XCTestCase {
     /// here please"), "next page" (which of forward and page down?), and more sites (instagram for "take me to
     /// wikipedia", yahoo for "go home" in babble).
     func testThirdRoundOfEverydayPhrasings() {
-        XCTAssertEqual(intent("search the internet for weather in london")?.slots["query"], .string("weather in london"))
+        XCTAssertEqual(intent("search the internet for weather in london")?.slots["query"],
+                       .string("weather in london"))
         for (text, target) in ["take me back": "back", "previous page": "back", "go to the previous page": "back",
                                "take me home": "home", "please take me home": "home"] {
             XCTAssertEqual(intent(text)?.slots["target"], .string(target), text)
