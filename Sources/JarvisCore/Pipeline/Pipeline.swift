@@ -995,7 +995,9 @@ public final class Pipeline {
     /// A command with free text (a search) in the language model's words: its literal words must start within
     /// the first `freeTextLeadWords` words (a hesitation, a misheard "hey"), and at least one word must follow
     /// them. The free text is all the words after them: the lead the phrase patterns take when they parse the
-    /// words whole ("search the web for" + "maps", not "search" + "the web for maps"), else the shortest lead.
+    /// words whole ("google for" + "hiking boots", not "google" + "for hiking boots"). Only when the words parse
+    /// whole as a command without free text is a shorter lead looked for (the shortest): a lead that parses
+    /// with a placeholder for its free text parses whole too.
     func freeTextCommand(in words: [String], leadWords: Int? = nil) -> Intent? {
         guard words.count >= 2 else { return nil }
         for first in 0...min(leadWords ?? settings.freeTextLeadWords, words.count - 2) {
