@@ -1207,6 +1207,35 @@ extension PipelineTests {
         XCTAssertTrue(all.contains("youtube") == top.contains("youtube"), "kept whatever its rank")
         XCTAssertFalse(top.contains("notaword"), "only words the model knows")
         XCTAssertEqual(top.subtracting(["youtube"]).count, 1000)
+        // Read paged (the default) or whole, the same words.
+        XCTAssertEqual(try PocketSphinxDecoder.languageModelVocabulary(path: path, limit: 20_000, loading: .whole),
+                       try PocketSphinxDecoder.languageModelVocabulary(path: path, limit: 20_000))
+    }
+
+    /// The dictionary's lines for a vocabulary, as a plain split of the file finds them: alternatives ("for(2)")
+    /// under their word, a last line without a newline, tabs and carriage returns, words that share a prefix.
+    func testGrammarDictionaryFindsEveryLineOfItsWords() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-dict-\(UUID()).dict")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let text = "a AH\na(2) EY\nab AE B\nabc\tAE B K\r\n\nfor F AO R\nfor(2) F ER \nforward F AO R W ER D\nzed Z EH D"
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        func entries(_ vocabulary: Set<String>) throws -> [String] {
+            try GrammarDictionary(vocabulary: vocabulary, from: file.path, accentVariants: false).entries
+                .filter { !GrammarGenerator.isPhoneWord($0.word) }.map { "\($0.word)|\($0.phones)" }
+        }
+        XCTAssertEqual(try entries(["a", "abc", "for", "zed"]),
+                       ["a|AH", "a(2)|EY", "abc|AE B K", "for|F AO R", "for(2)|F ER", "zed|Z EH D"])
+        XCTAssertEqual(try entries(["ab", "forward", "nothere"]), ["ab|AE B", "forward|F AO R W ER D"])
+        XCTAssertEqual(try GrammarDictionary(vocabulary: ["ab", "nothere"], from: file.path).missing, ["nothere"])
+        // The model's own dictionary: every line of a sample of its words, in its order.
+        let model = try String(contentsOfFile: ModelPaths.debianDefault.dictionary, encoding: .utf8)
+            .split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }
+        let base = { (word: String) in String(word.prefix { $0 != "(" }) }
+        let sample = Set(model.enumerated().filter { $0.offset % 97 == 0 }.map { base($0.element[0]) })
+        let expected = model.filter { sample.contains(base($0[0])) }.map { "\($0[0])|\($0[1])" }
+        let found = try GrammarDictionary(vocabulary: sample, from: ModelPaths.debianDefault.dictionary, accentVariants: false)
+        XCTAssertGreaterThan(expected.count, 1000)
+        XCTAssertEqual(found.entries.filter { !GrammarGenerator.isPhoneWord($0.word) }.map { "\($0.word)|\($0.phones)" }, expected)
     }
 }
 

@@ -185,7 +185,8 @@ public enum PrunedLanguageModel {
 }
 
 /// 64-bit FNV-1a of `bytes` (stable across runs, unlike `Hasher`): the pruned language model's cache key, the
-/// acoustic model a transform was trained for (`AcousticAdaptation.noisySpeech`).
+/// acoustic model a transform was trained for (`AcousticAdaptation.noisySpeech`), a dictionary word before it
+/// becomes a string (`GrammarDictionary`).
 func fnv1a(_ bytes: some Sequence<UInt8>) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in bytes {
