@@ -82,6 +82,7 @@ struct CommonOptions: ParsableArguments {
         guard maxUtterance >= 5 else { throw ValidationError("--max-utterance must be at least 5 seconds.") }
         s.maxUtterance = maxUtterance
         var r = RecognizerSettings()
+        r.extraPronunciations = config.pronunciations
         if let wordInsertionPenalty, !(wordInsertionPenalty > 0 && wordInsertionPenalty <= 1) {
             throw ValidationError("--word-insertion-penalty must be in (0, 1].")
         }
@@ -189,11 +190,12 @@ extension Jarvis {
             let set = configuration.commandSet()
             let phrase = wakePhrase ?? configuration.wakePhrase ?? "hey jarvis"
             if grammar {
-                let r = RecognizerSettings()
+                var r = RecognizerSettings()
+                r.extraPronunciations = configuration.pronunciations
                 let wakeWords = CommandSet.normalizeWords(phrase)
                 // The joined words need the model's pronunciations; without a model the grammar is printed without them.
                 let dictionary = try? GrammarDictionary(vocabulary: set.vocabulary.union(wakeWords), from: r.model.dictionary,
-                                                        accentVariants: r.accentVariants)
+                                                        accentVariants: r.accentVariants, extra: r.extraPronunciations)
                 let generator = GrammarGenerator(commands: set, settings: r, dictionary: dictionary)
                 print(generator.wakeGraph(wakeWords: wakeWords).fsgText, terminator: "")
             } else {

@@ -28,6 +28,38 @@ final class ConfigTests: XCTestCase {
         XCTAssertNil(config.sites["twitter"], "a site set to ~ is removed")
         XCTAssertEqual(config.action.keys["next_tab"]?.description, "ctrl+Next")
         XCTAssertEqual(config.customCommands.map(\.name), ["launch", "volume", "set_volume", "save", "scroll", "scroll"])
+        XCTAssertEqual(config.pronunciations, ["netflix": ["N EH T F L IH K S"], "gif": ["G IH F", "JH IH F"]])
+    }
+
+    /// `words`: a word said as one or more strings of the model's phones (any case), each word on its own; a word
+    /// the dictionary lacks is no longer missing once it has one.
+    func testWordsGivePronunciations() throws {
+        let (config, diagnostics) = parse("""
+        sites: {netflix: "https://www.netflix.com/", tik tok: "https://www.tiktok.com/"}
+        words:
+          Netflix: n eh t f l ih k s
+          gif: [G IH F, "JH  IH F"]
+        """)
+        XCTAssertEqual(diagnostics, [])
+        XCTAssertEqual(config.pronunciations, ["netflix": ["N EH T F L IH K S"], "gif": ["G IH F", "JH IH F"]])
+        XCTAssertEqual(ConfigCheck.missingWords(config, dictionaryPath: dictionary).map(\.message),
+                       ["'tik' is not in the pronunciation dictionary, so it cannot be recognised until the config's words give its phones (closest: nik, pik, tak)",
+                        "'tok' is not in the pronunciation dictionary, so it cannot be recognised until the config's words give its phones (closest: bok, hok, kok)"])
+        var without = config
+        without.pronunciations = [:]
+        XCTAssertEqual(ConfigCheck.missingWords(without, dictionaryPath: dictionary).map { String($0.message.prefix(9)) },
+                       ["'netflix'", "'tik' is ", "'tok' is "])
+        XCTAssertEqual(problems("""
+        words:
+          tik tok: T IH K T AA K
+          netflix: N EH T F L IH X S
+          gif: [G IH F, ""]
+          meme: {a: b}
+        """), ["2: 'tik tok' must be one word (give each word of a phrase its own entry)",
+               "3: 'X' in the phones of 'netflix' is not a phone of the model (\(GrammarGenerator.phones.joined(separator: " ")))",
+               "4: the phones of 'gif' are empty",
+               "5: the phones of 'meme' must be text"])
+        XCTAssertEqual(problems("words: netflix"), ["1: words must map a word to its phones (\"N EH T F L IH K S\")"])
     }
 
     func testEmptyFileIsTheDefaults() {

@@ -877,6 +877,25 @@ extension PipelineTests {
         return pad + speech.map { Int16((Double($0) * gain).rounded()) } + pad
     }
 
+    /// A site whose name the dictionary lacks ("netflix") is heard once the config says how to say it (`words`,
+    /// `RecognizerSettings.extraPronunciations`); without it the recogniser cannot be made and says which word.
+    func testAWordTheDictionaryLacksIsHeardWithItsPronunciation() throws {
+        var config = JarvisConfig()
+        config.sites["netflix"] = "https://www.netflix.com/"
+        config.pronunciations = ["netflix": ["N EH T F L IH K S"]]
+        var settings = PipelineSettings()
+        settings.recognizer.extraPronunciations = config.pronunciations
+        let speech = try synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, open netflix", "-o", $0] }
+        var events: [Event] = []
+        let pipeline = try Pipeline(settings: settings, commands: config.commandSet()) { events.append($0) }
+        try feed(speech, to: pipeline)
+        XCTAssertEqual(intents(events).map { $0.slots["url"] }, [.string("https://www.netflix.com/")])
+        settings.recognizer.extraPronunciations = [:]
+        XCTAssertThrowsError(try Pipeline(settings: settings, commands: config.commandSet()) { _ in }) { error in
+            XCTAssertTrue("\(error)".contains("no pronunciation for: netflix"), "\(error)")
+        }
+    }
+
     /// Under white noise espeak-ng's "next tab" is heard as "new tab": its "kst" is a broadband hiss the grammar
     /// search takes for silence. Aligned over the same span, its twin "next tab" (one word away) fits better by
     /// more than `RecognizerSettings.twinMargin`, and is taken; without the twin check "new tab" stands.
@@ -1227,6 +1246,13 @@ extension PipelineTests {
                        ["a|AH", "a(2)|EY", "abc|AE B K", "for|F AO R", "for(2)|F ER", "zed|Z EH D"])
         XCTAssertEqual(try entries(["ab", "forward", "nothere"]), ["ab|AE B", "forward|F AO R W ER D"])
         XCTAssertEqual(try GrammarDictionary(vocabulary: ["ab", "nothere"], from: file.path).missing, ["nothere"])
+        // More pronunciations (the config's `words`): after the dictionary's own, numbered after them; a word the
+        // dictionary lacks is no longer missing; words outside the vocabulary are left out.
+        let extra = try GrammarDictionary(vocabulary: ["a", "nothere", "zed"], from: file.path, accentVariants: false,
+                                          extra: ["a": ["AA"], "nothere": ["N AA T", "N OW T"], "ab": ["EY B"]])
+        XCTAssertEqual(extra.entries.filter { !GrammarGenerator.isPhoneWord($0.word) }.map { "\($0.word)|\($0.phones)" },
+                       ["a|AH", "a(2)|EY", "zed|Z EH D", "a(3)|AA", "nothere|N AA T", "nothere(2)|N OW T"])
+        XCTAssertEqual(extra.missing, [])
         // The model's own dictionary: every line of a sample of its words, in its order.
         let model = try String(contentsOfFile: ModelPaths.debianDefault.dictionary, encoding: .utf8)
             .split(separator: "\n").map { $0.split(separator: " ", maxSplits: 1).map(String.init) }

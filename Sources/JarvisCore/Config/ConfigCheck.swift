@@ -3,8 +3,8 @@ import Foundation
 /// Checks of a loaded config that need the command set or the pronunciation dictionary:
 /// words the recogniser cannot say, and commands that say the same words.
 public enum ConfigCheck {
-    /// Custom-command, site and wake-phrase words missing from the pronunciation dictionary at `dictionaryPath`,
-    /// each with up to three close dictionary words. `wakePhraseOption`: the phrase given on the command line
+    /// Custom-command, site and wake-phrase words missing from the pronunciation dictionary at `dictionaryPath`
+    /// and from the config's `words`, each with up to three close dictionary words. `wakePhraseOption`: the phrase given on the command line
     /// (reported as `--wake-phrase`), which takes the place of the config's.
     public static func missingWords(_ config: JarvisConfig, dictionaryPath: String,
                                     wakePhraseOption: String? = nil) -> [ConfigDiagnostic] {
@@ -19,6 +19,7 @@ public enum ConfigCheck {
             let word = line[..<space]
             known.insert(String(word.firstIndex(of: "(").map { word[..<$0] } ?? word))
         }
+        known.formUnion(config.pronunciations.keys)
         let set = config.commandSet()
         let vocabulary = set.vocabulary
         var out: [ConfigDiagnostic] = []
@@ -46,7 +47,7 @@ public enum ConfigCheck {
                 reported.insert(w)
                 let close = closest(w, in: known, count: 3)
                 out.append(ConfigDiagnostic(file: owner, line: line,
-                                            message: "'\(w)' is not in the pronunciation dictionary, so it cannot be recognised"
+                                            message: "'\(w)' is not in the pronunciation dictionary, so it cannot be recognised until the config's words give its phones"
                                                 + (close.isEmpty ? "" : " (closest: \(close.joined(separator: ", ")))")))
             }
         }

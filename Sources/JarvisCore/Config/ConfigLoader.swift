@@ -8,7 +8,7 @@ public struct ConfigLoader {
     public private(set) var diagnostics: [ConfigDiagnostic] = []
 
     static let topKeys = ["wake_phrase", "follow_up_window", "actions", "opener", "search_url", "scroll_notches",
-                          "sites", "keys", "slots", "commands"]
+                          "sites", "words", "keys", "slots", "commands"]
     static let commandKeys = ["say", "name", "run", "keys", "intent", "with"]
     static let builtinIntents = ["scroll", "click", "navigate", "search"]
 
@@ -109,6 +109,8 @@ public struct ConfigLoader {
                 if let n = integer(value, key, in: 1...50) { config.action.scrollNotches = n }
             case "sites":
                 parseSites(value, into: &config)
+            case "words":
+                parseWords(value, into: &config)
             case "keys":
                 parseKeys(value, into: &config)
             case "slots":
@@ -139,6 +141,33 @@ public struct ConfigLoader {
             guard let url = string(v, "site '\(name)'") else { continue }
             if !ActionPlanner.isWebURL(url) { report(v, "site '\(name)' must be an http:// or https:// URL, not '\(url)'"); continue }
             config.sites[words] = url
+        }
+    }
+
+    /// `words: {netflix: "N EH T F L IH K S", gif: ["G IH F", "JH IH F"]}`: one word each, said as one or more
+    /// strings of the acoustic model's phones (CMU, `GrammarGenerator.phones`; any case).
+    mutating func parseWords(_ node: Node, into config: inout JarvisConfig) {
+        guard let map = node.mapping else { return report(node, "words must map a word to its phones (\"N EH T F L IH K S\")") }
+        for (k, v) in map {
+            guard let name = k.string else { report(k, "words must be text"); continue }
+            let words = CommandSet.normalizeWords(name)
+            guard words.count == 1, let word = words.first else {
+                report(k, "'\(name)' must be one word (give each word of a phrase its own entry)"); continue
+            }
+            let given: [Node]
+            if case .sequence(let list) = v { given = Array(list) } else { given = [v] }
+            var pronunciations: [String] = []
+            for node in given {
+                guard let text = string(node, "the phones of '\(word)'") else { continue }
+                let phones = text.split(whereSeparator: \.isWhitespace).map { $0.uppercased() }
+                if phones.isEmpty { report(node, "the phones of '\(word)' are empty"); continue }
+                if let unknown = phones.first(where: { !GrammarGenerator.phones.contains($0) }) {
+                    report(node, "'\(unknown)' in the phones of '\(word)' is not a phone of the model (\(GrammarGenerator.phones.joined(separator: " ")))")
+                    continue
+                }
+                pronunciations.append(phones.joined(separator: " "))
+            }
+            if !pronunciations.isEmpty { config.pronunciations[word, default: []] += pronunciations }
         }
     }
 

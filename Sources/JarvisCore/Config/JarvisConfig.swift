@@ -14,6 +14,8 @@ public struct JarvisConfig: Sendable {
     public var action = ActionSettings()
     /// "open <site>": spoken name → http(s) URL.
     public var sites: [String: String] = CommandSet.defaultSites
+    /// `words`: pronunciations (CMU phones) of words the model's dictionary lacks, or other ways to say one.
+    public var pronunciations: [String: [String]] = [:]
     public var customSlots: [String: [String: SlotValue]] = [:]
     public var customCommands: [CustomCommand] = []
 

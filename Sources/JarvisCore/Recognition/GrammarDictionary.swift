@@ -9,8 +9,12 @@ public struct GrammarDictionary: Sendable {
     /// Grammar words the model's dictionary does not know.
     public let missing: Set<String>
 
-    /// - Parameter accentVariants: add `accentPronunciations`.
-    public init(vocabulary: Set<String>, from dictionaryPath: String, accentVariants: Bool = true) throws(DecoderError) {
+    /// - Parameters:
+    ///   - accentVariants: add `accentPronunciations`.
+    ///   - extra: more pronunciations (word → phone strings) of the vocabulary's words, each after the
+    ///     dictionary's own ones ("netflix", a word it lacks, then has one; "gif(2)" follows its "gif").
+    public init(vocabulary: Set<String>, from dictionaryPath: String, accentVariants: Bool = true,
+                extra: [String: [String]] = [:]) throws(DecoderError) {
         guard let data = FileManager.default.contents(atPath: dictionaryPath) else {
             throw DecoderError(operation: "dictionary", status: -1, detail: "cannot read \(dictionaryPath)")
         }
@@ -48,7 +52,15 @@ public struct GrammarDictionary: Sendable {
                 seen.insert(base)
             }
         }
-        entries = (accentVariants ? Self.withAccentVariants(found) : found) + GrammarGenerator.phoneWords
+        var own = accentVariants ? Self.withAccentVariants(found) : found
+        for word in vocabulary.intersection(extra.keys).sorted() {
+            let count = own.filter { $0.0 == word || $0.0.hasPrefix(word + "(") }.count
+            for (i, phones) in (extra[word] ?? []).enumerated() {
+                own.append((count + i == 0 ? word : "\(word)(\(count + i + 1))", phones))
+            }
+            if extra[word]?.isEmpty == false { seen.insert(word) }
+        }
+        entries = own + GrammarGenerator.phoneWords
         missing = vocabulary.subtracting(seen)
     }
 

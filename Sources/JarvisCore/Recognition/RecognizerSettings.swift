@@ -91,6 +91,9 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// and the language model's words (`GrammarDictionary.accentPronunciations`: "search" without its r-coloured vowel,
     /// "for" without its r).
     public var accentVariants = true
+    /// Pronunciations of words the model's dictionary lacks, or other ways to say one it has (the config's
+    /// `words`): word → phone strings ("N EH T F L IH K S"), added after the dictionary's own.
+    public var extraPronunciations: [String: [String]] = [:]
     /// Let a command word that starts with the consonant the word before it ended with be heard without it
     /// ("scroll left" said with one "l"; `GrammarGraph.joiningRepeatedConsonants`).
     public var joinedConsonants = true

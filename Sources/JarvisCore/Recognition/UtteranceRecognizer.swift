@@ -138,7 +138,8 @@ public final class UtteranceRecognizer {
         wakeWords = CommandSet.normalizeWords(wakePhrase)
         spokenWords = commands.vocabulary.union(wakeWords)
         var dictionary = try GrammarDictionary(vocabulary: spokenWords, from: settings.model.dictionary,
-                                               accentVariants: settings.accentVariants)
+                                               accentVariants: settings.accentVariants,
+                                               extra: settings.extraPronunciations)
         if !dictionary.missing.isEmpty {
             throw DecoderError(operation: "dictionary", status: -1,
                                detail: "no pronunciation for: \(dictionary.missing.sorted().joined(separator: ", "))")
@@ -1439,7 +1440,8 @@ public final class UtteranceRecognizer {
             let vocabulary = try PocketSphinxDecoder.languageModelVocabulary(
                 path: modelPath, limit: settings.languageModelWords, keeping: spokenWords)
             try decoder.addWords(GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary,
-                                                   accentVariants: settings.accentVariants).entries)
+                                                   accentVariants: settings.accentVariants,
+                                                   extra: settings.extraPronunciations).entries)
             hasLanguageModelWords = true
         }
         // One search over the general model and the expecting ones, switched per decode: a second search would
