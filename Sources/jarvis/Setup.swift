@@ -137,7 +137,8 @@ extension Jarvis {
                 problems += ConfigCheck.duplicates(config)
             }
             if problems.isEmpty {
-                print("\(path): OK (\(config.customCommands.count) custom commands, \(config.sites.count) sites, \(config.pronunciations.count) words)")
+                print("\(path): OK (\(config.customCommands.count) custom commands, \(config.sites.count) sites, "
+                      + "\(config.pronunciations.count) words)")
                 return
             }
             for p in problems.sorted(by: { $0.line < $1.line }) { print(p.description) }

@@ -1246,10 +1246,11 @@ extension PipelineTests {
                        ["a|AH", "a(2)|EY", "abc|AE B K", "for|F AO R", "for(2)|F ER", "zed|Z EH D"])
         XCTAssertEqual(try entries(["ab", "forward", "nothere"]), ["ab|AE B", "forward|F AO R W ER D"])
         XCTAssertEqual(try GrammarDictionary(vocabulary: ["ab", "nothere"], from: file.path).missing, ["nothere"])
-        // More pronunciations (the config's `words`): after the dictionary's own, numbered after them; a word the
-        // dictionary lacks is no longer missing; words outside the vocabulary are left out.
+        // More pronunciations (the config's `words`): after the dictionary's own, numbered after them (one it
+        // has already is not added again); a word the dictionary lacks is no longer missing; words outside the
+        // vocabulary are left out.
         let extra = try GrammarDictionary(vocabulary: ["a", "nothere", "zed"], from: file.path, accentVariants: false,
-                                          extra: ["a": ["AA"], "nothere": ["N AA T", "N OW T"], "ab": ["EY B"]])
+                                          extra: ["a": ["EY", "AA"], "nothere": ["N AA T", "N OW T"], "ab": ["EY B"]])
         XCTAssertEqual(extra.entries.filter { !GrammarGenerator.isPhoneWord($0.word) }.map { "\($0.word)|\($0.phones)" },
                        ["a|AH", "a(2)|EY", "zed|Z EH D", "a(3)|AA", "nothere|N AA T", "nothere(2)|N OW T"])
         XCTAssertEqual(extra.missing, [])

@@ -4,8 +4,8 @@ import Foundation
 /// words the recogniser cannot say, and commands that say the same words.
 public enum ConfigCheck {
     /// Custom-command, site and wake-phrase words missing from the pronunciation dictionary at `dictionaryPath`
-    /// and from the config's `words`, each with up to three close dictionary words. `wakePhraseOption`: the phrase given on the command line
-    /// (reported as `--wake-phrase`), which takes the place of the config's.
+    /// and from the config's `words`, each with up to three close dictionary words. `wakePhraseOption`: the
+    /// phrase given on the command line (reported as `--wake-phrase`), which takes the place of the config's.
     public static func missingWords(_ config: JarvisConfig, dictionaryPath: String,
                                     wakePhraseOption: String? = nil) -> [ConfigDiagnostic] {
         guard let data = FileManager.default.contents(atPath: dictionaryPath) else {
