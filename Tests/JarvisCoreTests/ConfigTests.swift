@@ -31,6 +31,38 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.pronunciations, ["netflix": ["N EH T F L IH K S"], "gif": ["G IH F", "JH IH F"]])
     }
 
+    /// espeak-ng's IPA as the model's phones: digraphs before their letters, stress and length marks dropped, a
+    /// flap or glottal stop as "T", a syllabic consonant after an "AH"; nothing for a symbol it does not know.
+    func testIPABecomesTheModelsPhones() {
+        let cases: [(String, String?)] = [
+            ("nˈɛtflɪks", "N EH T F L IH K S"), ("dʒˈɑːɹvɪs", "JH AA R V IH S"), ("tʃˈɜːtʃ", "CH ER CH"),
+            ("wˈɔːɾɚ", "W AO T ER"), ("bˈʌʔn̩", "B AH T AH N"), ("lɪŋkt ˈɪn", "L IH NG K T IH N"),
+            ("ɐbˈaʊt", "AH B AW T"), ("bˈɔɪ", "B OY"), ("stˈækoʊvɚflˌoʊ", "S T AE K OW V ER F L OW"),
+            ("θˈɪŋk", "TH IH NG K"), ("mˈɛʒɚ", "M EH ZH ER"), ("jˈuːtuːb", "Y UW T UW B"),
+            ("kˈʌx", nil), ("", nil), ("ˈ ", nil), ("n̩", "AH N"), ("̩n", nil),
+        ]
+        for (ipa, phones) in cases {
+            XCTAssertEqual(PhoneSuggestion.phones(fromIPA: ipa)?.joined(separator: " "), phones, ipa)
+        }
+    }
+
+    /// A word missing from the dictionary comes with espeak-ng's phones for it (a test dependency), which
+    /// `words` takes as they are; without espeak-ng, or when it fails, no suggestion.
+    func testAMissingWordComesWithEspeaksPhones() throws {
+        XCTAssertEqual(PhoneSuggestion.suggest(for: "netflix"), "N EH T F L IH K S")
+        XCTAssertEqual(PhoneSuggestion.suggest(for: "tiktok"), "T IH K T AA K")
+        XCTAssertNil(PhoneSuggestion.suggest(for: "netflix", espeak: nil))
+        XCTAssertNil(PhoneSuggestion.suggest(for: "netflix", espeak: "/bin/false"))
+        let (config, _) = parse("sites: {tiktok: \"https://www.tiktok.com/\"}")
+        let missing = ConfigCheck.missingWords(config, dictionaryPath: dictionary)
+        XCTAssertEqual(missing.count, 1)
+        XCTAssertTrue(missing.first?.message.contains("(espeak-ng says tiktok: T IH K T AA K; closest: ") == true,
+                      missing.first?.message ?? "")
+        let (fixed, problems) = parse("sites: {tiktok: \"https://www.tiktok.com/\"}\nwords: {tiktok: T IH K T AA K}")
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(ConfigCheck.missingWords(fixed, dictionaryPath: dictionary), [])
+    }
+
     /// `words`: a word said as one or more strings of the model's phones (any case), each word on its own; a word
     /// the dictionary lacks is no longer missing once it has one.
     func testWordsGivePronunciations() throws {
@@ -42,12 +74,12 @@ final class ConfigTests: XCTestCase {
         """)
         XCTAssertEqual(diagnostics, [])
         XCTAssertEqual(config.pronunciations, ["netflix": ["N EH T F L IH K S"], "gif": ["G IH F", "JH IH F"]])
-        XCTAssertEqual(ConfigCheck.missingWords(config, dictionaryPath: dictionary).map(\.message),
+        XCTAssertEqual(ConfigCheck.missingWords(config, dictionaryPath: dictionary, suggest: { _ in nil }).map(\.message),
                        ["'tik' is not in the pronunciation dictionary, so it cannot be recognised until the config's words give its phones (closest: nik, pik, tak)",
                         "'tok' is not in the pronunciation dictionary, so it cannot be recognised until the config's words give its phones (closest: bok, hok, kok)"])
         var without = config
         without.pronunciations = [:]
-        XCTAssertEqual(ConfigCheck.missingWords(without, dictionaryPath: dictionary).map { String($0.message.prefix(9)) },
+        XCTAssertEqual(ConfigCheck.missingWords(without, dictionaryPath: dictionary, suggest: { _ in nil }).map { String($0.message.prefix(9)) },
                        ["'netflix'", "'tik' is ", "'tok' is "])
         XCTAssertEqual(problems("""
         words:

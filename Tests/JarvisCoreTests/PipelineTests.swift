@@ -879,6 +879,7 @@ extension PipelineTests {
 
     /// A site whose name the dictionary lacks ("netflix") is heard once the config says how to say it (`words`,
     /// `RecognizerSettings.extraPronunciations`); without it the recogniser cannot be made and says which word.
+    /// The phones check-config suggests (`PhoneSuggestion`, espeak-ng's) serve as they are ("tiktok").
     func testAWordTheDictionaryLacksIsHeardWithItsPronunciation() throws {
         var config = JarvisConfig()
         config.sites["netflix"] = "https://www.netflix.com/"
@@ -894,6 +895,15 @@ extension PipelineTests {
         XCTAssertThrowsError(try Pipeline(settings: settings, commands: config.commandSet()) { _ in }) { error in
             XCTAssertTrue("\(error)".contains("no pronunciation for: netflix"), "\(error)")
         }
+        // The phones check-config suggests for a word (espeak-ng's) are enough: "tiktok" said by flite's awb.
+        let suggested = try XCTUnwrap(PhoneSuggestion.suggest(for: "tiktok"))
+        config.sites["tiktok"] = "https://www.tiktok.com/"
+        settings.recognizer.extraPronunciations = ["netflix": ["N EH T F L IH K S"], "tiktok": [suggested]]
+        let tiktok = try synthesized("flite") { ["-voice", "awb", "-t", "hey jarvis, open tiktok", "-o", $0] }
+        events = []
+        let heard = try Pipeline(settings: settings, commands: config.commandSet()) { events.append($0) }
+        try feed(tiktok, to: heard)
+        XCTAssertEqual(intents(events).map { $0.slots["url"] }, [.string("https://www.tiktok.com/")])
     }
 
     /// Under white noise espeak-ng's "next tab" is heard as "new tab": its "kst" is a broadband hiss the grammar

@@ -4,10 +4,12 @@ import Foundation
 /// words the recogniser cannot say, and commands that say the same words.
 public enum ConfigCheck {
     /// Custom-command, site and wake-phrase words missing from the pronunciation dictionary at `dictionaryPath`
-    /// and from the config's `words`, each with up to three close dictionary words. `wakePhraseOption`: the
-    /// phrase given on the command line (reported as `--wake-phrase`), which takes the place of the config's.
-    public static func missingWords(_ config: JarvisConfig, dictionaryPath: String,
-                                    wakePhraseOption: String? = nil) -> [ConfigDiagnostic] {
+    /// and from the config's `words`, each with the phones `suggest` gives for it (espeak-ng's, when installed:
+    /// `PhoneSuggestion`) and up to three close dictionary words. `wakePhraseOption`: the phrase given on the
+    /// command line (reported as `--wake-phrase`), which takes the place of the config's.
+    public static func missingWords(_ config: JarvisConfig, dictionaryPath: String, wakePhraseOption: String? = nil,
+                                    suggest: (String) -> String? = { PhoneSuggestion.suggest(for: $0) })
+        -> [ConfigDiagnostic] {
         guard let data = FileManager.default.contents(atPath: dictionaryPath) else {
             return [ConfigDiagnostic(file: config.path ?? "config", line: 0,
                                      message: "the pronunciation dictionary \(dictionaryPath) cannot be read")]
@@ -45,10 +47,12 @@ public enum ConfigCheck {
         for (words, owner, line) in owners {
             for w in words.sorted() where !known.contains(w) && !reported.contains(w) {
                 reported.insert(w)
-                let close = closest(w, in: known, count: 3)
+                let hints = [suggest(w).map { "espeak-ng says \(w): \($0)" },
+                             Optional(closest(w, in: known, count: 3)).flatMap { $0.isEmpty ? nil : "closest: \($0.joined(separator: ", "))" }]
+                    .compactMap { $0 }
                 out.append(ConfigDiagnostic(file: owner, line: line,
                                             message: "'\(w)' is not in the pronunciation dictionary, so it cannot be recognised until the config's words give its phones"
-                                                + (close.isEmpty ? "" : " (closest: \(close.joined(separator: ", ")))")))
+                                                + (hints.isEmpty ? "" : " (\(hints.joined(separator: "; ")))")))
             }
         }
         return out
