@@ -47,9 +47,10 @@ public enum ConfigCheck {
         for (words, owner, line) in owners {
             for w in words.sorted() where !known.contains(w) && !reported.contains(w) {
                 reported.insert(w)
-                let hints = [suggest(w).map { "espeak-ng says \(w): \($0)" },
-                             Optional(closest(w, in: known, count: 3)).flatMap { $0.isEmpty ? nil : "closest: \($0.joined(separator: ", "))" }]
-                    .compactMap { $0 }
+                var hints: [String] = []
+                if let phones = suggest(w) { hints.append("espeak-ng says \(w): \(phones)") }
+                let close = closest(w, in: known, count: 3)
+                if !close.isEmpty { hints.append("closest: \(close.joined(separator: ", "))") }
                 out.append(ConfigDiagnostic(file: owner, line: line,
                                             message: "'\(w)' is not in the pronunciation dictionary, so it cannot be recognised until the config's words give its phones"
                                                 + (hints.isEmpty ? "" : " (\(hints.joined(separator: "; ")))")))
