@@ -15,6 +15,8 @@ public struct HelperResult: Equatable, Sendable {
     public let status: Status
     /// The start of what it wrote to stderr, trimmed (at most 500 characters).
     public let stderr: String
+    /// What it wrote to stdout (at most 64 KiB), when `run` was asked to keep it; else empty.
+    public var stdout = ""
 }
 
 /// Starts helper programs from an argv array (posix_spawn through Foundation's `Process`), never through
@@ -40,8 +42,10 @@ public struct HelperRunner: Sendable {
         return nil
     }
 
-    /// Runs `argv` with stdin and stdout on /dev/null and waits at most `timeout` seconds.
-    public func run(_ argv: [String], timeout: Double = 5, onTimeout: OnTimeout = .kill) -> HelperResult {
+    /// Runs `argv` with stdin on /dev/null, stdout on /dev/null unless `keepingOutput`, and waits at most
+    /// `timeout` seconds.
+    public func run(_ argv: [String], timeout: Double = 5, onTimeout: OnTimeout = .kill,
+                    keepingOutput: Bool = false) -> HelperResult {
         guard let program = argv.first, !program.isEmpty else {
             return HelperResult(status: .notStarted("the command is empty"), stderr: "")
         }
@@ -58,12 +62,26 @@ public struct HelperRunner: Sendable {
             return HelperResult(status: .notStarted("cannot create a temporary file for its error output"), stderr: "")
         }
         defer { try? errHandle.close() }
+        // stdout, when kept, goes to a file for the same reason (and a pipe would fill and block the helper).
+        let outPath = errPath.dropLast(4) + ".out"
+        var outHandle: FileHandle?
+        if keepingOutput {
+            _ = FileManager.default.createFile(atPath: String(outPath), contents: nil)
+            outHandle = FileHandle(forWritingAtPath: String(outPath))
+            guard outHandle != nil else {
+                return HelperResult(status: .notStarted("cannot create a temporary file for its output"), stderr: "")
+            }
+        }
+        defer {
+            try? outHandle?.close()
+            if keepingOutput { try? FileManager.default.removeItem(atPath: String(outPath)) }
+        }
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = Array(argv.dropFirst())
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = outHandle ?? FileHandle.nullDevice
         process.standardError = errHandle
         let done = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in done.signal() }
@@ -93,6 +111,10 @@ public struct HelperRunner: Sendable {
         let data = (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data()
         var text = String(decoding: data.prefix(4096), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.count > 500 { text = String(text.prefix(500)) + "…" }
-        return HelperResult(status: status, stderr: text)
+        var result = HelperResult(status: status, stderr: text)
+        if keepingOutput, let out = try? Data(contentsOf: URL(fileURLWithPath: String(outPath))) {
+            result.stdout = String(decoding: out.prefix(1 << 16), as: UTF8.self)
+        }
+        return result
     }
 }

@@ -44,27 +44,15 @@ public enum PhoneSuggestion {
         return phones.isEmpty ? nil : phones
     }
 
-    /// espeak-ng's phones for `word` ("N EH T F L IH K S" for "netflix"); nil when espeak-ng is not installed,
-    /// fails, takes more than `timeout` seconds, or says something `phones(fromIPA:)` cannot read.
-    public static func suggest(for word: String, espeak: String? = HelperRunner.resolve("espeak-ng"),
-                               timeout: Double = 3) -> String? {
+    /// espeak-ng's phones for `word` ("N EH T F L IH K S" for "netflix"), run as a helper (`HelperRunner`: an
+    /// argv array, killed after `timeout` seconds); nil without `espeak` (a program on PATH or a path), when it
+    /// fails or times out, or when it says something `phones(fromIPA:)` cannot read.
+    public static func suggest(for word: String, espeak: String? = "espeak-ng", timeout: Double = 3) -> String? {
         guard let espeak, !word.isEmpty else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: espeak)
-        process.arguments = ["-q", "--ipa", "-v", "en-us", "--", word]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let done = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in done.signal() }
-        do { try process.run() } catch { return nil }
-        if done.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            return nil
-        }
-        guard process.terminationStatus == 0,
-              let text = String(data: output.fileHandleForReading.readDataToEndOfFile(), encoding: .utf8),
-              let phones = phones(fromIPA: text.trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+        let result = HelperRunner().run([espeak, "-q", "--ipa", "-v", "en-us", "--", word], timeout: timeout,
+                                        keepingOutput: true)
+        guard result.status == .exited(0),
+              let phones = phones(fromIPA: result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
         return phones.joined(separator: " ")
     }
 }
