@@ -82,10 +82,31 @@ final class CommandSetTests: XCTestCase {
             XCTAssertEqual(intent(text)?.slots["target"], .string(target), text)
         }
         XCTAssertEqual(intent("scroll to the right")?.slots, ["direction": .string("right"), "amount": .int(1)])
-        for text in ["search pizza recipes", "find cheap hotels", "next page", "open instagram", "click here",
-                     "take me", "scroll to the top"] {
+        for text in ["next page", "open instagram", "click here", "take me", "scroll to the top"] {
             XCTAssertNil(intent(text), text)
         }
+    }
+
+    /// "search" or "find" alone before a query is a search in the language model's words only
+    /// (`CommandDefinition.languageModelOnly`): the grammar and the lead model leave it out, "search for" keeps
+    /// its own lead, and `jarvis commands` says so.
+    func testALeadOnlyTheLanguageModelHears() {
+        XCTAssertEqual(intent("search pizza recipes")?.slots["query"], .string("pizza recipes"))
+        XCTAssertEqual(intent("please find cheap hotels in paris")?.slots["query"], .string("cheap hotels in paris"))
+        XCTAssertEqual(intent("search for pizza recipes")?.slots["query"], .string("pizza recipes"))
+        XCTAssertEqual(intent("search the web for pizza")?.slots["query"], .string("pizza"))
+        let grammar = set.grammarCommands
+        XCTAssertNil(grammar.parse(text: "find cheap hotels"))
+        XCTAssertNil(grammar.parse(text: "search pizza recipes"))
+        XCTAssertEqual(grammar.parse(text: "search for pizza recipes")?.slots["query"], .string("pizza recipes"))
+        XCTAssertEqual(grammar.commands.count, set.commands.count - 1)
+        XCTAssertTrue(set.vocabulary.contains("find"))
+        XCTAssertFalse(grammar.vocabulary.contains("find"))
+        let graph = GrammarGenerator(commands: set).commandsGraph()
+        XCTAssertFalse(graph.transitions.contains { $0.word == "find" })
+        XCTAssertTrue(graph.transitions.contains { $0.word == "search" })
+        XCTAssertTrue(set.describe().contains("(search | find) <query>  (heard by the language model only)"),
+                      set.describe())
     }
 
     /// A command asked as a request: "can you" or "could you", maybe with "please", before any command.
@@ -156,7 +177,7 @@ final class CommandSetTests: XCTestCase {
 
     func testWakeGraphHasEveryCommandWordAndThePhoneLoops() {
         let g = GrammarGenerator(commands: set).wakeGraph(wakeWords: ["hey", "jarvis"])
-        XCTAssertTrue(g.words.isSuperset(of: set.vocabulary))
+        XCTAssertTrue(g.words.isSuperset(of: set.grammarCommands.vocabulary))
         XCTAssertTrue(g.words.isSuperset(of: ["hey", "jarvis", "ph_jh", "ph_aa"]))
         XCTAssertTrue(g.transitions.allSatisfy { $0.logProbability <= 0 }, "probabilities are at most 1")
         XCTAssertTrue(g.transitions.allSatisfy { (0..<g.stateCount).contains($0.from) && (0..<g.stateCount).contains($0.to) })
@@ -264,9 +285,9 @@ final class CommandSetTests: XCTestCase {
         XCTAssertNil(clicks.freeTextLead(["click"]), "a set without free text")
     }
 
-    /// Every phrasing of every pattern (`ConfigCheck.expansions`), free text as two phones.
+    /// Every phrasing of every pattern the grammar holds (`ConfigCheck.expansions`), free text as two phones.
     func everyPhrasing() -> [[String]] {
-        set.commands.flatMap { command in
+        set.grammarCommands.commands.flatMap { command in
             (ConfigCheck.expansions(of: command, slots: set.slots) ?? []).sorted().map { phrase in
                 phrase.split(separator: " ").flatMap { $0.hasPrefix("<") ? ["ph_d", "ph_ao"] : [String($0)] }
             }
@@ -298,7 +319,7 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(Set(arcs).count, arcs.count)
         XCTAssertEqual(minimal.transitions.filter { $0.from == minimal.start && $0.word == "please" }.count, 1)
         XCTAssertEqual(plain.transitions.filter { $0.from == plain.start && $0.word == "please" }.count,
-                       set.commands.map(\.patterns.count).reduce(0, +))
+                       set.grammarCommands.commands.map(\.patterns.count).reduce(0, +))
         // The queries of "search for", "look up", "google" and "search the web for" share one phone loop.
         XCTAssertEqual(minimal.transitions.filter { $0.word == "ph_aa" && $0.from == $0.to }.count, 1)
         XCTAssertEqual(plain.transitions.filter { $0.word == "ph_aa" && $0.from == $0.to }.count, 2)
@@ -499,6 +520,8 @@ final class CommandLeadModelTests: XCTestCase {
             XCTAssertTrue(leads.contains(lead), lead)
         }
         XCTAssertFalse(leads.contains { $0.contains("scroll") || $0.contains("open") }, "commands without free text")
+        XCTAssertFalse(leads.contains("find") || leads.contains("search") || leads.contains("jarvis find"),
+                       "a lead only the language model's words are parsed with")
         XCTAssertFalse(leads.contains(""))
     }
 

@@ -101,6 +101,21 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config.action, ActionSettings())
     }
 
+    /// A custom command that starts like a search only the language model hears ("find <query>",
+    /// `CommandDefinition.languageModelOnly`) stays the config's: those built-ins are parsed last.
+    func testACustomCommandComesBeforeALeadOnlyTheLanguageModelHears() throws {
+        let (config, diagnostics) = parse("""
+        commands:
+          - say: find my phone
+            run: [kdeconnect-cli, --ring]
+        """)
+        XCTAssertEqual(diagnostics, [])
+        let set = config.commandSet()
+        XCTAssertEqual(set.parse(text: "find my phone")?.name, "find_my_phone")
+        XCTAssertEqual(set.parse(text: "find my keys")?.slots["query"], .string("my keys"))
+        XCTAssertTrue(set.grammarCommands.vocabulary.isSuperset(of: ["find", "phone"]), "the config's words are the grammar's")
+    }
+
     func testCustomCommandsExtendTheCommandSet() throws {
         let (config, diagnostics) = parse("""
         slots:

@@ -877,6 +877,21 @@ extension PipelineTests {
         return pad + speech.map { Int16((Double($0) * gain).rounded()) } + pad
     }
 
+    /// "find" alone before a query (`PipelineSettings.languageModelOnlyLeads`): the grammar does not hold it and
+    /// hears another command at low confidence, the general language model hears "find cheap hotels in paris",
+    /// and its query is taken. Without the setting the speech is rejected.
+    func testASearchWhoseLeadOnlyTheLanguageModelHears() throws {
+        let speech = try synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, find cheap hotels in paris", "-o", $0] }
+        let events = try run(samples: speech)
+        XCTAssertEqual(intents(events).map(\.name), ["search"])
+        XCTAssertEqual(intents(events).map { $0.slots["query"] }, [.string("cheap hotels in paris")])
+        var without = PipelineSettings()
+        without.languageModelOnlyLeads = false
+        let rejected = try run(samples: speech, settings: without)
+        XCTAssertEqual(intents(rejected).count, 0)
+        XCTAssertEqual(rejectionReasons(rejected).count, 1)
+    }
+
     /// A site whose name the dictionary lacks ("netflix") is heard once the config says how to say it (`words`,
     /// `RecognizerSettings.extraPronunciations`); without it the recogniser cannot be made and says which word.
     /// The phones check-config suggests (`PhoneSuggestion`, espeak-ng's) serve as they are ("tiktok").

@@ -89,6 +89,11 @@ extension CommandSet {
                 "\(polite) (search for | look up | look for | google for | google) <query>",
                 "\(polite) search (the web | the internet | google) for <query>",
             ]),
+            // "search pizza recipes", "find cheap hotels in paris": taken only when the language model heard the
+            // lead (`CommandDefinition.languageModelOnly`).
+            CommandDefinition(intent: "search", patterns: [
+                "\(polite) (search | find) <query>",
+            ], languageModelOnly: true),
         ]
         return CommandSet(slots: slots, commands: commands)
     }

@@ -14,7 +14,7 @@ public struct CommandLeadModel: Equatable, Sendable {
     public init(commands: CommandSet, wakeWords: [String] = []) {
         let free = commands.freeTextSlots
         var leads = Set<[String]>()
-        for command in commands.commands {
+        for command in commands.grammarCommands.commands {
             for pattern in command.patterns {
                 for expansion in pattern.expansions() ?? [] {
                     guard let slot = expansion.firstIndex(where: { token in

@@ -16,10 +16,16 @@ public struct CommandDefinition: Sendable {
     public let defaults: [String: SlotValue]
     /// Maps a pattern slot name to the intent slot it fills, when they differ (`<number>` → `amount`).
     public let slotRenames: [String: String]
+    /// Whether only the language model's words are parsed with these patterns: the grammar, and the model that
+    /// expects a lead, leave them out (`CommandSet.grammarCommands`). For a one-word lead such as "find": in
+    /// the grammar it fits the start of other speech, and expected by the model it is heard in "so the".
+    public let languageModelOnly: Bool
 
     public init(intent: String, patterns: [String], fixed: [String: SlotValue] = [:],
-                defaults: [String: SlotValue] = [:], renames: [String: String] = [:]) throws(PatternSyntaxError) {
+                defaults: [String: SlotValue] = [:], renames: [String: String] = [:],
+                languageModelOnly: Bool = false) throws(PatternSyntaxError) {
         self.intent = intent
+        self.languageModelOnly = languageModelOnly
         var parsed: [PhrasePattern] = []
         for p in patterns { parsed.append(try PhrasePattern(p)) }
         self.patterns = parsed
@@ -42,16 +48,24 @@ public struct CommandSet: Sendable {
         self.commands = commands
     }
 
+    /// The commands the grammar holds (and the model that expects a lead): all but the `languageModelOnly` ones.
+    public var grammarCommands: CommandSet {
+        CommandSet(slots: slots, commands: commands.filter { !$0.languageModelOnly })
+    }
+
     // MARK: parsing recognised words
 
     /// The intent for `words` (lower case, wake phrase removed), or nil when they are not a command.
-    /// Free-text slots take all the words they cover.
+    /// Free-text slots take all the words they cover. The `languageModelOnly` commands come last, after the
+    /// config's own ("find my phone" before "find <query>").
     public func parse(_ words: [String]) -> Intent? {
         let text = words.joined(separator: " ")
-        for command in commands {
-            for pattern in command.patterns {
-                guard let m = pattern.match(words, slotLengths: slotLengths) else { continue }
-                if let intent = makeIntent(command, m, text: text) { return intent }
+        for languageModelOnly in [false, true] {
+            for command in commands where command.languageModelOnly == languageModelOnly {
+                for pattern in command.patterns {
+                    guard let m = pattern.match(words, slotLengths: slotLengths) else { continue }
+                    if let intent = makeIntent(command, m, text: text) { return intent }
+                }
             }
         }
         return nil
@@ -151,7 +165,9 @@ public struct CommandSet: Sendable {
         for c in commands {
             if c.intent != lastIntent { lines.append("\(c.intent):") }
             lastIntent = c.intent
-            for p in c.patterns { lines.append("  \(p.source)") }
+            for p in c.patterns {
+                lines.append("  \(p.source)" + (c.languageModelOnly ? "  (heard by the language model only)" : ""))
+            }
         }
         for name in slots.keys.sorted() {
             switch slots[name]! {

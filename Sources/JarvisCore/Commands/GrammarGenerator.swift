@@ -328,8 +328,9 @@ public struct GrammarGenerator: Sendable {
     public static let broadPhones = ["AA", "IY", "UW", "AH", "ER", "S", "F", "SH", "HH", "T", "K", "P", "N", "M",
                                      "L", "R", "W"]
 
+    /// `commands`' `grammarCommands` make the grammar.
     public init(commands: CommandSet, phoneCost: Double = 4, noWakeCost: Double = 0, garbageCost: Double = 0) {
-        self.commands = commands
+        self.commands = commands.grammarCommands
         self.phoneCost = phoneCost
         self.noWakeCost = noWakeCost
         self.garbageCost = garbageCost

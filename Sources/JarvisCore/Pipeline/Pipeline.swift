@@ -105,6 +105,10 @@ public struct PipelineSettings: Sendable, Equatable {
     public var ledSearchAfterRejection = true
     /// Words the language model may hear before such a command's first word.
     public var freeTextLeadWords = 2
+    /// Whether a search whose lead only the language model's words are parsed with ("find cheap hotels",
+    /// `CommandDefinition.languageModelOnly`) is taken when the general language model heard it first (after
+    /// at most one word, the end of the wake phrase) and nothing else took the speech as a command.
+    public var languageModelOnlyLeads = true
     /// A command (without free text) whose confidence is below this, in a clean segment (SNR at or above
     /// the recogniser's `cleanSNR`), is only taken when the language model heard one of its words other than
     /// `carrierWords`. Measured: non-commands rejected 86 → 92.7 %, clean intents 82.6 → 81.7 %; in noise the
@@ -155,6 +159,8 @@ public final class Pipeline {
     static let unsureCommandConfidence = 0.5
     public let settings: PipelineSettings
     public let commands: CommandSet
+    /// `commands` without those only the language model's words are parsed with (`CommandSet.grammarCommands`).
+    let grammarCommands: CommandSet
     /// The recogniser of the current segment: `standardRecognizer`, or `highVoiceRecognizer` for a talker whose
     /// voice is high (`RecognizerSettings.highVoiceWarp`).
     private var recognizer: UtteranceRecognizer
@@ -244,6 +250,7 @@ public final class Pipeline {
                 emit: @escaping (Event) -> Void) throws(DecoderError) {
         self.settings = settings
         self.commands = commands
+        grammarCommands = commands.grammarCommands
         self.processor = processor
         self.output = emit
         standardRecognizer = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase,
@@ -776,9 +783,10 @@ public final class Pipeline {
             return heard && loss <= settings.leadAcousticLoss
         }
         /// The search a language model's words hold, its lead heard first (after at most one word), else nil.
-        func search(in heard: [String]) -> (intent: Intent, query: String)? {
+        /// The words are parsed with the grammar's commands unless `parsingWith` says otherwise.
+        func search(in heard: [String], parsingWith set: CommandSet? = nil) -> (intent: Intent, query: String)? {
             let words = heard.drop(while: recognizer.wakeWords.contains)
-            guard let intent = freeTextCommand(in: Array(words), leadWords: 1),
+            guard let intent = freeTextCommand(in: Array(words), leadWords: 1, parsingWith: set),
                   case .string(let query)? = freeTextSlot(of: intent).flatMap({ intent.slots[$0] }) else { return nil }
             return (intent, query)
         }
@@ -798,7 +806,7 @@ public final class Pipeline {
         }
         func takeSearch(_ intent: Intent, slot: String, query: String, lead: [String]) {
             var intent = intent
-            let (query, lead) = Self.mendedQuery(query, lead: lead, intent: intent.name, slot: slot, commands: commands)
+            let (query, lead) = Self.mendedQuery(query, lead: lead, intent: intent.name, slot: slot, commands: grammarCommands)
             intent.slots[slot] = .string(query)
             intent.text = (lead + [query]).joined(separator: " ")
             emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
@@ -829,9 +837,20 @@ public final class Pipeline {
             }
             // Nor in the general model's words: the model expecting a lead decides, as for an unsure search
             // ("was what op tomato soup" → "look up tomato soup").
-            guard settings.ledSearchAfterRejection, let led = try ledSearch(free),
-                  let slot = freeTextSlot(of: led.intent) else { return false }
-            takeSearch(led.intent, slot: slot, query: led.query, lead: Self.leadWords(of: led.intent, query: led.query))
+            if settings.ledSearchAfterRejection, let led = try ledSearch(free), let slot = freeTextSlot(of: led.intent) {
+                takeSearch(led.intent, slot: slot, query: led.query, lead: Self.leadWords(of: led.intent, query: led.query))
+                return true
+            }
+            return takeLanguageModelOnlySearch(free)
+        }
+        /// A search whose lead the general model heard first and only its words are parsed with ("find cheap
+        /// hotels in paris"; `PipelineSettings.languageModelOnlyLeads`), with that model's query; false when
+        /// there is none.
+        func takeLanguageModelOnlySearch(_ free: UtteranceRecognizer.FreeText) -> Bool {
+            guard settings.languageModelOnlyLeads, let (intent, query) = search(in: free.words, parsingWith: commands),
+                  grammarCommands.parse(CommandSet.normalizeWords(intent.text)) == nil,
+                  let slot = freeTextSlot(of: intent) else { return false }
+            takeSearch(intent, slot: slot, query: query, lead: Self.leadWords(of: intent, query: query))
             return true
         }
         func rejectUnlessFreeText(_ text: String, _ reason: String) throws(DecoderError) {
@@ -850,10 +869,10 @@ public final class Pipeline {
         let literal = result.words.filter { !GrammarGenerator.isPhoneWord($0) }
         // Phones after a complete command are speech before the next wake phrase, not part of it.
         var words = result.words
-        var parsed = commands.parse(Self.collapsePhoneWords(words))
+        var parsed = grammarCommands.parse(Self.collapsePhoneWords(words))
         while parsed == nil, let last = words.last, GrammarGenerator.isPhoneWord(last) {
             words.removeLast()
-            parsed = commands.parse(Self.collapsePhoneWords(words))
+            parsed = grammarCommands.parse(Self.collapsePhoneWords(words))
         }
         guard let intent = parsed else {
             return try rejectUnlessFreeText(literal.joined(separator: " "), "not-a-command")
@@ -927,6 +946,7 @@ public final class Pipeline {
             if settings.confirmFreeTextTrigger, led == nil,
                let trigger = result.words.prefix(while: { !GrammarGenerator.isPhoneWord($0) }).last,
                !(try recognizer.heard(trigger, in: free.before)), !(try leadModelHeard(trigger, general: free)) {
+                if takeLanguageModelOnlySearch(free) { return }
                 return reject((free.before + [free.text]).joined(separator: " "), "not-a-command")
             }
             return takeSearch(intent, slot: slot, query: led ?? free.text, lead: literal)
@@ -969,7 +989,7 @@ public final class Pipeline {
     func speechContinues(_ result: UtteranceResult) -> Bool {
         guard let last = result.words.last, GrammarGenerator.isPhoneWord(last),
               result.words.contains(where: { !GrammarGenerator.isPhoneWord($0) }),
-              commands.parse(Self.collapsePhoneWords(result.words)) == nil,
+              grammarCommands.parse(Self.collapsePhoneWords(result.words)) == nil,
               let from = result.freeSpeechStart, let to = result.commandEnd else { return false }
         let trailingPhones = result.words.reversed().prefix(while: GrammarGenerator.isPhoneWord).count
         guard trailingPhones >= settings.minTrailingPhones,
@@ -998,8 +1018,9 @@ public final class Pipeline {
     /// words whole ("google for" + "hiking boots", not "google" + "for hiking boots"). Only when the words parse
     /// whole as a command without free text is a shorter lead looked for (the shortest): a lead that parses
     /// with a placeholder for its free text parses whole too.
-    func freeTextCommand(in words: [String], leadWords: Int? = nil) -> Intent? {
+    func freeTextCommand(in words: [String], leadWords: Int? = nil, parsingWith set: CommandSet? = nil) -> Intent? {
         guard words.count >= 2 else { return nil }
+        let commands = set ?? grammarCommands
         for first in 0...min(leadWords ?? settings.freeTextLeadWords, words.count - 2) {
             if let whole = commands.parse(Array(words[first...])), freeTextSlot(of: whole) != nil { return whole }
             for end in (first + 1)..<words.count {

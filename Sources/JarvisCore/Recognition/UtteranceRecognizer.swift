@@ -130,7 +130,9 @@ public final class UtteranceRecognizer {
         try StageClock.measure(stageClock, stage, body)
     }
 
+    /// The recogniser hears `commands`' `grammarCommands`: the pipeline parses the language model's words with all.
     public init(commands: CommandSet, wakePhrase: String, settings: RecognizerSettings) throws(DecoderError) {
+        let commands = commands.grammarCommands
         self.commands = commands
         self.settings = settings
         babbleAdaptation = settings.babbleAdaptation ? AcousticAdaptation.noisySpeech(forModelIn: settings.model.acousticModel) : nil
