@@ -107,7 +107,8 @@ public struct PipelineSettings: Sendable, Equatable {
     public var freeTextLeadWords = 2
     /// Whether a search whose lead only the language model's words are parsed with ("find cheap hotels",
     /// `CommandDefinition.languageModelOnly`) is taken when the general language model heard it first (after
-    /// at most one word, the end of the wake phrase) and nothing else took the speech as a command.
+    /// at most one word, the end of the wake phrase) and nothing else took the speech as a command (nor did the
+    /// grammar hear a search of its own).
     public var languageModelOnlyLeads = true
     /// A command (without free text) whose confidence is below this, in a clean segment (SNR at or above
     /// the recogniser's `cleanSNR`), is only taken when the language model heard one of its words other than
@@ -946,7 +947,10 @@ public final class Pipeline {
             if settings.confirmFreeTextTrigger, led == nil,
                let trigger = result.words.prefix(while: { !GrammarGenerator.isPhoneWord($0) }).last,
                !(try recognizer.heard(trigger, in: free.before)), !(try leadModelHeard(trigger, general: free)) {
-                if takeLanguageModelOnlySearch(free) { return }
+                // Not a search whose lead only the language model hears: when the grammar heard "search for", the
+                // general model's "search" with no "for" has the "for" inside its query ("search formidable soup"
+                // for "search for vegetable soup"). Measured: 3 wrong queries of the query set's 270 clips and 1 of
+                // the variant set's, against 2 right ones.
                 return reject((free.before + [free.text]).joined(separator: " "), "not-a-command")
             }
             return takeSearch(intent, slot: slot, query: led ?? free.text, lead: literal)
