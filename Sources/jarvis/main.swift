@@ -194,7 +194,8 @@ extension Jarvis {
                 r.extraPronunciations = configuration.pronunciations
                 let wakeWords = CommandSet.normalizeWords(phrase)
                 // The joined words need the model's pronunciations; without a model the grammar is printed without them.
-                let dictionary = try? GrammarDictionary(vocabulary: set.grammarCommands.vocabulary.union(wakeWords), from: r.model.dictionary,
+                let dictionary = try? GrammarDictionary(vocabulary: set.grammarCommands.vocabulary.union(wakeWords),
+                                                        from: r.model.dictionary,
                                                         accentVariants: r.accentVariants, extra: r.extraPronunciations)
                 let generator = GrammarGenerator(commands: set, settings: r, dictionary: dictionary)
                 print(generator.wakeGraph(wakeWords: wakeWords).fsgText, terminator: "")

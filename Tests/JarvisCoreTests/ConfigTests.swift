@@ -113,7 +113,8 @@ final class ConfigTests: XCTestCase {
         let set = config.commandSet()
         XCTAssertEqual(set.parse(text: "find my phone")?.name, "find_my_phone")
         XCTAssertEqual(set.parse(text: "find my keys")?.slots["query"], .string("my keys"))
-        XCTAssertTrue(set.grammarCommands.vocabulary.isSuperset(of: ["find", "phone"]), "the config's words are the grammar's")
+        XCTAssertTrue(set.grammarCommands.vocabulary.isSuperset(of: ["find", "phone"]),
+                      "the config's words are the grammar's")
     }
 
     func testCustomCommandsExtendTheCommandSet() throws {

@@ -881,7 +881,9 @@ extension PipelineTests {
     /// hears another command at low confidence, the general language model hears "find cheap hotels in paris",
     /// and its query is taken. Without the setting the speech is rejected.
     func testASearchWhoseLeadOnlyTheLanguageModelHears() throws {
-        let speech = try synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, find cheap hotels in paris", "-o", $0] }
+        let speech = try synthesized("flite") {
+            ["-voice", "slt", "-t", "hey jarvis, find cheap hotels in paris", "-o", $0]
+        }
         let events = try run(samples: speech)
         XCTAssertEqual(intents(events).map(\.name), ["search"])
         XCTAssertEqual(intents(events).map { $0.slots["query"] }, [.string("cheap hotels in paris")])

@@ -807,7 +807,8 @@ public final class Pipeline {
         }
         func takeSearch(_ intent: Intent, slot: String, query: String, lead: [String]) {
             var intent = intent
-            let (query, lead) = Self.mendedQuery(query, lead: lead, intent: intent.name, slot: slot, commands: grammarCommands)
+            let (query, lead) = Self.mendedQuery(query, lead: lead, intent: intent.name, slot: slot,
+                                                 commands: grammarCommands)
             intent.slots[slot] = .string(query)
             intent.text = (lead + [query]).joined(separator: " ")
             emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
@@ -838,8 +839,10 @@ public final class Pipeline {
             }
             // Nor in the general model's words: the model expecting a lead decides, as for an unsure search
             // ("was what op tomato soup" → "look up tomato soup").
-            if settings.ledSearchAfterRejection, let led = try ledSearch(free), let slot = freeTextSlot(of: led.intent) {
-                takeSearch(led.intent, slot: slot, query: led.query, lead: Self.leadWords(of: led.intent, query: led.query))
+            if settings.ledSearchAfterRejection, let led = try ledSearch(free),
+               let slot = freeTextSlot(of: led.intent) {
+                takeSearch(led.intent, slot: slot, query: led.query,
+                           lead: Self.leadWords(of: led.intent, query: led.query))
                 return true
             }
             return takeLanguageModelOnlySearch(free)

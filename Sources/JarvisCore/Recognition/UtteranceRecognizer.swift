@@ -7,6 +7,7 @@ import Foundation
 public final class UtteranceRecognizer {
     public enum Mode: Sendable { case wake, followUp }
 
+    /// The commands the grammar holds (`CommandSet.grammarCommands` of those it was made with).
     public let commands: CommandSet
     public let wakeWords: [String]
     /// Every word the grammar can hear: the commands' and the wake phrase's.
@@ -130,7 +131,7 @@ public final class UtteranceRecognizer {
         try StageClock.measure(stageClock, stage, body)
     }
 
-    /// The recogniser hears `commands`' `grammarCommands`: the pipeline parses the language model's words with all.
+    /// The recogniser hears `commands`' `grammarCommands`; the pipeline parses the language model's words with all.
     public init(commands: CommandSet, wakePhrase: String, settings: RecognizerSettings) throws(DecoderError) {
         let commands = commands.grammarCommands
         self.commands = commands
