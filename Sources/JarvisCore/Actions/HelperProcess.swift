@@ -55,7 +55,8 @@ public struct HelperRunner: Sendable {
         }
         // stderr goes to a file, not a pipe: a browser started by an opener inherits it and would keep a
         // pipe open for hours.
-        let errPath = NSTemporaryDirectory() + "/jarvis-helper-\(getpid())-\(UUID().uuidString).err"
+        let tempBase = NSTemporaryDirectory() + "/jarvis-helper-\(getpid())-\(UUID().uuidString)"
+        let errPath = tempBase + ".err"
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: errPath) }
         guard let errHandle = FileHandle(forWritingAtPath: errPath) else {
@@ -63,18 +64,18 @@ public struct HelperRunner: Sendable {
         }
         defer { try? errHandle.close() }
         // stdout, when kept, goes to a file for the same reason (and a pipe would fill and block the helper).
-        let outPath = errPath.dropLast(4) + ".out"
+        let outPath = tempBase + ".out"
         var outHandle: FileHandle?
         if keepingOutput {
-            _ = FileManager.default.createFile(atPath: String(outPath), contents: nil)
-            outHandle = FileHandle(forWritingAtPath: String(outPath))
+            _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+            outHandle = FileHandle(forWritingAtPath: outPath)
             guard outHandle != nil else {
                 return HelperResult(status: .notStarted("cannot create a temporary file for its output"), stderr: "")
             }
         }
         defer {
             try? outHandle?.close()
-            if keepingOutput { try? FileManager.default.removeItem(atPath: String(outPath)) }
+            if keepingOutput { try? FileManager.default.removeItem(atPath: outPath) }
         }
 
         let process = Process()
@@ -112,7 +113,7 @@ public struct HelperRunner: Sendable {
         var text = String(decoding: data.prefix(4096), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if text.count > 500 { text = String(text.prefix(500)) + "…" }
         var result = HelperResult(status: status, stderr: text)
-        if keepingOutput, let out = try? Data(contentsOf: URL(fileURLWithPath: String(outPath))) {
+        if keepingOutput, let out = try? Data(contentsOf: URL(fileURLWithPath: outPath)) {
             result.stdout = String(decoding: out.prefix(1 << 16), as: UTF8.self)
         }
         return result

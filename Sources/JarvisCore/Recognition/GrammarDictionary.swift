@@ -66,7 +66,7 @@ public struct GrammarDictionary: Sendable {
                 own.append((n == 0 ? word : "\(word)(\(n + 1))", phones))
                 added += 1
             }
-            if !known.isEmpty || added > 0 { seen.insert(word) }
+            if added > 0 { seen.insert(word) }  // a word with pronunciations of its own is seen already
         }
         entries = own + GrammarGenerator.phoneWords
         missing = vocabulary.subtracting(seen)
