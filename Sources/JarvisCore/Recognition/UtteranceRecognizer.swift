@@ -14,6 +14,11 @@ public final class UtteranceRecognizer {
     private let spokenWords: Set<String>
     /// The command set's words, sorted: the substitutes `commandTwin(of:)` tries.
     private lazy var twinVocabulary: [String] = commands.vocabulary.sorted()
+    /// The words of the command set's listed slot values ("three", "google", "maps").
+    private lazy var slotWords: Set<String> = Set(commands.slots.values.flatMap { kind -> [String] in
+        guard case .list(let values) = kind else { return [] }
+        return values.keys.flatMap { $0.split(separator: " ").map(String.init) }
+    })
     public let settings: RecognizerSettings
     private let decoder: PocketSphinxDecoder
     /// The commands-only and forced-alignment grammars' generator (its default costs; the joined words when
@@ -889,6 +894,13 @@ public final class UtteranceRecognizer {
         }
         let ceiling = WordLevel.othersCeiling(talker: talker, drop: drop, room: room, settings: settings)
         var quiet = WordLevel.quietTail(levels, reference: ceiling, drop: 0, keep: 1)
+        // A word of the pattern that only leads into the quiet words goes with them ("by" of "scroll down by
+        // seven"); a slot's word ("three" of "three times") does not.
+        if quiet > 0, quiet + 1 < literal.count, commands.parse(literal.dropLast(quiet).map(\.word)) == nil,
+           !slotWords.contains(literal[literal.count - quiet - 1].word),
+           commands.parse(literal.dropLast(quiet + 1).map(\.word))?.name == intent.name {
+            quiet += 1
+        }
         while quiet > 0, commands.parse(literal.dropLast(quiet).map(\.word))?.name != intent.name { quiet -= 1 }
         guard quiet > 0 else { return nil }
         if Self.tracing {
