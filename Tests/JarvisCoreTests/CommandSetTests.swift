@@ -64,7 +64,7 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(intent("look for cheap flights")?.slots["query"], .string("cheap flights"))
         // A search's query runs to the end: a polite ending is part of it.
         XCTAssertEqual(intent("search for dogs please")?.slots["query"], .string("dogs please"))
-        XCTAssertNil(intent("scroll down a lot"))
+        XCTAssertNil(intent("scroll down to the bottom"))
         XCTAssertNil(intent("please please next tab"))
     }
 
@@ -84,6 +84,30 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(intent("scroll to the right")?.slots, ["direction": .string("right"), "amount": .int(1)])
         for text in ["next page", "open instagram", "click here", "take me", "scroll to the top"] {
             XCTAssertNil(intent(text), text)
+        }
+    }
+
+    /// Words the grammar lacked and fitted to its nearest ones, for a wrong action (stop 68): "by" before a
+    /// number, "again", "(some | a little) more" and "a lot" after a direction, "all the way", "single",
+    /// "click twice", a site's "dot com".
+    func testFourthRoundOfEverydayPhrasings() {
+        XCTAssertEqual(intent("scroll down by three")?.slots, ["direction": .string("down"), "amount": .int(3)])
+        XCTAssertEqual(intent("scroll up by five times")?.slots, ["direction": .string("up"), "amount": .int(5)])
+        for text in ["scroll down again", "scroll down some more", "scroll down a little more", "scroll down more"] {
+            XCTAssertEqual(intent(text)?.slots, ["direction": .string("down"), "amount": .int(1)], text)
+        }
+        XCTAssertEqual(intent("scroll down a lot")?.slots, ["direction": .string("down"), "amount": .int(5)])
+        for text in ["scroll all the way down", "scroll down all the way"] {
+            XCTAssertEqual(intent(text)?.slots, ["direction": .string("down"), "amount": .int(20)], text)
+        }
+        XCTAssertEqual(intent("single click")?.slots, ["button": .string("left"), "count": .int(1)])
+        XCTAssertEqual(intent("click twice")?.slots, ["button": .string("left"), "count": .int(2)])
+        XCTAssertEqual(intent("right click three times")?.slots, ["button": .string("right"), "count": .int(3)])
+        XCTAssertEqual(intent("open google dot com")?.slots["url"], .string("https://www.google.com/"))
+        XCTAssertEqual(intent("go to youtube dot com please")?.slots["url"], .string("https://www.youtube.com/"))
+        for text in ["scroll down by", "scroll by three", "scroll down again three", "open dot com", "google dot com"] {
+            XCTAssertNotEqual(intent(text)?.name, "scroll", text)
+            XCTAssertNotEqual(intent(text)?.name, "navigate", text)
         }
     }
 

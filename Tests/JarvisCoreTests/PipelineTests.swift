@@ -894,6 +894,15 @@ extension PipelineTests {
         XCTAssertEqual(rejectionReasons(rejected).count, 1)
     }
 
+    /// Words the grammar once lacked (stop 68): it fitted flite slt's "by three" to "nine" and "single" to
+    /// "double". Now the amount and the count are the spoken ones.
+    func testScrollByANumberAndASingleClick() throws {
+        let scroll = try run(samples: synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, scroll down by three", "-o", $0] })
+        XCTAssertEqual(intents(scroll).map(\.slots), [["direction": .string("down"), "amount": .int(3)]])
+        let click = try run(samples: synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, single click", "-o", $0] })
+        XCTAssertEqual(intents(click).map(\.slots), [["button": .string("left"), "count": .int(1)]])
+    }
+
     /// A site whose name the dictionary lacks ("netflix") is heard once the config says how to say it (`words`,
     /// `RecognizerSettings.extraPronunciations`); without it the recogniser cannot be made and says which word.
     /// The phones check-config suggests (`PhoneSuggestion`, espeak-ng's) serve as they are ("tiktok").

@@ -35,6 +35,7 @@ extension CommandSet {
             "page_direction": .list(["up": s("up"), "down": s("down")]),
             "button": .list(["left": s("left"), "right": s("right"), "middle": s("middle")]),
             "multiple": .list(["double": .int(2), "triple": .int(3)]),
+            "repeat": .list(["twice": .int(2), "three times": .int(3)]),
             "site": .list(sites.mapValues { s($0) }),
             "query": .freeText,
         ]
@@ -42,21 +43,36 @@ extension CommandSet {
         // "next tab please": a command may end politely too (not a search: its query runs to the end).
         let politeEnd = "[please]"
         // `try!`: these literals are part of the program; a typo is a programming error caught by every test.
+        // Everyday words the grammar would otherwise fit to its nearest words, for a wrong action: "by three"
+        // was "nine", "again" "ten", "some more" "seven", "single click" a double click, "open google dot com"
+        // a search for "dot com", "a lot" "eleven", "click twice" one click, "scroll all the way down" up twenty.
         let commands: [CommandDefinition] = try! [
             CommandDefinition(intent: "scroll", patterns: [
-                "\(polite) scroll [the page] <direction> [<number> [times]] \(politeEnd)",
-                "\(polite) scroll <direction> [the page | a bit | a little] \(politeEnd)",
+                "\(polite) scroll [the page] <direction> [[by] <number> [times]] \(politeEnd)",
+                "\(polite) scroll <direction> [the page | a bit | a little | [a little | some] more | again] \(politeEnd)",
                 "\(polite) scroll to the <direction> \(politeEnd)",
             ], defaults: ["amount": .int(1)], renames: ["number": "amount"]),
+            CommandDefinition(intent: "scroll", patterns: [
+                "\(polite) scroll [the page] <direction> a lot \(politeEnd)",
+            ], fixed: ["amount": .int(5)]),
+            // "All the way" is as far as a spoken amount goes (twenty). Not "scroll way down": the example config
+            // (docs/config.example.yaml) makes that a command of its own.
+            CommandDefinition(intent: "scroll", patterns: [
+                "\(polite) scroll all the way <direction> \(politeEnd)",
+                "\(polite) scroll <direction> all the way \(politeEnd)",
+            ], fixed: ["amount": .int(20)]),
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) page <page_direction> \(politeEnd)",
             ], fixed: ["unit": s("page")], defaults: ["amount": .int(1)], renames: ["page_direction": "direction"]),
             CommandDefinition(intent: "click", patterns: [
-                "\(polite) [mouse] click [the mouse] \(politeEnd)",
+                "\(polite) [mouse | single] click [the mouse] \(politeEnd)",
                 "\(polite) <button> click [the mouse] \(politeEnd)",
                 "\(polite) <multiple> click [the mouse] \(politeEnd)",
                 "\(polite) <button> <multiple> click [the mouse] \(politeEnd)",
             ], defaults: ["button": s("left"), "count": .int(1)], renames: ["multiple": "count"]),
+            CommandDefinition(intent: "click", patterns: [
+                "\(polite) [<button>] click [the mouse] <repeat> \(politeEnd)",
+            ], defaults: ["button": s("left")], renames: ["repeat": "count"]),
             CommandDefinition(intent: "navigate", patterns: [
                 "\(polite) go back [a page | one page] \(politeEnd)", "\(polite) back \(politeEnd)",
                 "\(polite) take me back \(politeEnd)", "\(polite) [go to the] previous page \(politeEnd)",
@@ -83,7 +99,7 @@ extension CommandSet {
                 "\(polite) [go to the | switch to the] (previous | last) tab \(politeEnd)",
             ], fixed: ["target": s("previous_tab")]),
             CommandDefinition(intent: "navigate", patterns: [
-                "\(polite) (open [up] | go to | show me | take me to | navigate to | visit) <site> \(politeEnd)",
+                "\(polite) (open [up] | go to | show me | take me to | navigate to | visit) <site> [dot com] \(politeEnd)",
             ], fixed: ["target": s("url")], renames: ["site": "url"]),
             CommandDefinition(intent: "search", patterns: [
                 "\(polite) (search for | look up | look for | google for | google) <query>",
