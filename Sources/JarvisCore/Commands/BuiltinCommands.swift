@@ -42,10 +42,10 @@ extension CommandSet {
         let polite = "[please | " + requestOpeners.map { "\($0) you [please]" }.joined(separator: " | ") + "]"
         // "next tab please": a command may end politely too (not a search: its query runs to the end).
         let politeEnd = "[please]"
-        // `try!`: these literals are part of the program; a typo is a programming error caught by every test.
         // Everyday words the grammar would otherwise fit to its nearest words, for a wrong action: "by three"
         // was "nine", "again" "ten", "some more" "seven", "single click" a double click, "open google dot com"
         // a search for "dot com", "a lot" "eleven", "click twice" one click, "scroll all the way down" up twenty.
+        // `try!`: these literals are part of the program; a typo is a programming error caught by every test.
         let commands: [CommandDefinition] = try! [
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) scroll [the page] <direction> [[by] <number> [times]] \(politeEnd)",

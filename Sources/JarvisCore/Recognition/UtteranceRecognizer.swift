@@ -879,7 +879,7 @@ public final class UtteranceRecognizer {
     /// or more under the wake phrase and the command stands without them: quieter speech behind the talker
     /// (babble's "eight" after "scroll down"), or the release of "right" heard as "eight". nil: keep them all.
     /// Only a complete command without free text is shortened, to the same intent, and never to less than its
-    /// first word.
+    /// first word; a pattern word just before the quiet words goes with them when the command needs it to.
     private func commandWithoutQuietTail(_ literal: [RecognizedWord], wake: UtteranceResult.WakeSpan,
                                          room: Double?) -> [RecognizedWord]? {
         guard let drop = settings.quietTrailingCommandWordDrop, literal.count > 1,
