@@ -150,8 +150,14 @@ public struct CommandSet: Sendable {
 
     /// Every literal word the grammar can produce (for dictionary checks).
     public var vocabulary: Set<String> {
-        var words = Set<String>()
+        var words = slotWords
         for c in commands { for p in c.patterns { words.formUnion(p.literalWords) } }
+        return words
+    }
+
+    /// The words of the listed slots' phrases ("three", "google", "maps").
+    public var slotWords: Set<String> {
+        var words = Set<String>()
         for case .list(let values) in slots.values {
             for phrase in values.keys { words.formUnion(phrase.split(separator: " ").map(String.init)) }
         }

@@ -14,11 +14,8 @@ public final class UtteranceRecognizer {
     private let spokenWords: Set<String>
     /// The command set's words, sorted: the substitutes `commandTwin(of:)` tries.
     private lazy var twinVocabulary: [String] = commands.vocabulary.sorted()
-    /// The words of the command set's listed slot values ("three", "google", "maps").
-    private lazy var slotWords: Set<String> = Set(commands.slots.values.flatMap { kind -> [String] in
-        guard case .list(let values) = kind else { return [] }
-        return values.keys.flatMap { $0.split(separator: " ").map(String.init) }
-    })
+    /// `CommandSet.slotWords` of `commands`, made once.
+    private lazy var slotWords: Set<String> = commands.slotWords
     public let settings: RecognizerSettings
     private let decoder: PocketSphinxDecoder
     /// The commands-only and forced-alignment grammars' generator (its default costs; the joined words when
