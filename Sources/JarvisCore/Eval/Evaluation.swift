@@ -310,6 +310,9 @@ public enum Evaluation {
 
     static func clip(_ path: String, session: Replay.Session, collector: EventCollector) throws(DecoderError) -> ClipOutcome {
         collector.outcome = ClipOutcome()
+        if UtteranceRecognizer.tracing {  // with --jobs 1, each clip's trace follows its name
+            FileHandle.standardError.write(Data("== \(path)\n".utf8))
+        }
         try session.run(path: path, tagSource: false) { collector.add($0) }
         return collector.outcome
     }

@@ -1323,7 +1323,11 @@ public final class UtteranceRecognizer {
                               text: words.filter(isFree).map(\.word).joined(separator: " ").lowercased(),
                               acousticScore: decoder.naturalLog(hyp.acousticScore),
                               frames: audio.count / Self.samplesPerFrame,
-                              alternatives: alternatives)
+                              alternatives: alternatives,
+                              timedWords: words.map {
+                                  FreeText.TimedWord(word: $0.word.lowercased(),
+                                                     middleSample: startSample + ($0.startFrame + $0.endFrame) / 2 * Self.samplesPerFrame)
+                              })
         if Self.tracing {
             FileHandle.standardError.write(Data("free text\(expecting == .nothing ? "" : " (expecting a \(expecting))"): before \(result.before) text '\(result.text)' acoustic \(result.acousticScore / Double(max(1, result.frames))) per frame, \(languageModelHeld)\n".utf8))
         }
@@ -1390,8 +1394,26 @@ public final class UtteranceRecognizer {
         /// of the kept `text` (`RecognizerSettings.freeTextAlternatives`), normalised as `words`.
         public var alternatives: [[String]] = []
 
+        /// Each kept word heard (lower-cased) and the absolute sample at its middle, in order.
+        public var timedWords: [TimedWord] = []
+
         /// All the words heard, `before` and `text`'s (`CommandSet.normalizeWords`).
         public var words: [String] { before + CommandSet.normalizeWords(text) }
+
+        /// The words heard (`CommandSet.normalizeWords`) whose middle lies before absolute sample `sample`,
+        /// or (`before: false`) from it on, with `transcribeFreeText`'s tolerance of 5 frames (50 ms) for the
+        /// words from it on: one split for any sample, where `before` and `text` split at `fromSample`.
+        public func words(splitAt sample: Int, before: Bool) -> [String] {
+            let from = sample - 5 * UtteranceRecognizer.samplesPerFrame
+            return timedWords.filter { ($0.middleSample < from) == before }.flatMap { CommandSet.normalizeWords($0.word) }
+        }
+
+        /// A word the language model heard, with where (`timedWords`).
+        public struct TimedWord: Equatable, Sendable {
+            public var word: String
+            /// Absolute sample at the middle of the word.
+            public var middleSample: Int
+        }
     }
 
     /// Whether the language model heard `word` (spelt so, or a word pronounced the same: "four" for "for")
