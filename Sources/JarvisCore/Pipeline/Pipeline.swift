@@ -740,9 +740,9 @@ public final class Pipeline {
                                audioStart + AudioFormat.samples(settings.maxLanguageModelAudio))
             return (history.samples(from: audioStart, to: audioEnd), audioStart)
         }
-        /// How far (nats per 10 ms frame) `command`, after the words the general language model heard before it,
-        /// fits the model's audio worse than all the model's own words (`commandFitLoss`); nil when either has
-        /// no path or the model heard nothing.
+        /// How far (nats per 10 ms frame) `command`, between the words the general language model heard before
+        /// it and those it heard over the phones after it, fits the model's audio worse than all the model's own
+        /// words (`commandFitLoss`); nil when either has no path or the model heard nothing.
         func commandFitLoss(_ command: [String]) throws(DecoderError) -> Double? {
             let free = try freeText()
             guard !free.words.isEmpty, let commandStart = result.commandStart,
