@@ -108,7 +108,7 @@ VARIANTS_4 = [
 ]
 
 # The fifth round (stop 69): the same probe by festival's kal and espeak-ng found these as other actions. The
-# grammar takes the first three; "move …" and "go down/up" stay out (docs/accuracy.md, stop 69).
+# grammar takes the first two; "scroll a bit down", "move …" and "go down/up" stay out (docs/accuracy.md).
 VARIANTS_5 = [
     ("scroll down twice", "scroll", {"direction": "down", "amount": 2}),
     ("page down twice", "scroll", {"direction": "down", "amount": 2, "unit": "page"}),
