@@ -1401,8 +1401,10 @@ public final class UtteranceRecognizer {
         public var words: [String] { before + CommandSet.normalizeWords(text) }
 
         /// The words heard (`CommandSet.normalizeWords`) whose middle lies before absolute sample `sample`,
-        /// or (`before: false`) from it on, with `transcribeFreeText`'s tolerance of 5 frames (50 ms) for the
-        /// words from it on: one split for any sample, where `before` and `text` split at `fromSample`.
+        /// or (`before: false`) from it on, 50 ms of tolerance going to the words from it on: one split for any
+        /// sample, where `before` and `text` split at `fromSample` only. `transcribeFreeText` counts the same
+        /// 50 ms in whole 10 ms frames, so a word within a frame of the bound can fall on the other side here;
+        /// `before` and `text` keep their own split (the pipeline's checks were measured on it).
         public func words(splitAt sample: Int, before: Bool) -> [String] {
             let from = sample - 5 * UtteranceRecognizer.samplesPerFrame
             return timedWords.filter { ($0.middleSample < from) == before }.flatMap { CommandSet.normalizeWords($0.word) }
