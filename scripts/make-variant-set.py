@@ -120,6 +120,14 @@ VARIANTS_5 = [
     ("go down a page", "scroll", {"direction": "down", "unit": "page"}),
 ]
 
+# Sixth round (stop 70): the page's ends, as far as a spoken amount goes (twenty).
+VARIANTS_6 = [
+    ("scroll to the top", "scroll", {"direction": "up", "amount": 20}),
+    ("scroll to the bottom", "scroll", {"direction": "down", "amount": 20}),
+    ("scroll to the top of the page", "scroll", {"direction": "up", "amount": 20}),
+    ("scroll down to the bottom", "scroll", {"direction": "down", "amount": 20}),
+]
+
 
 def main():
     from tts_set import build_groups, command_rows
@@ -128,7 +136,9 @@ def main():
                   (None, command_rows("paraphrase", VARIANTS_3, first_index=len(VARIANTS))),
                   (None, command_rows("paraphrase", VARIANTS_4, first_index=len(VARIANTS) + len(VARIANTS_3))),
                   (None, command_rows("paraphrase", VARIANTS_5,
-                                      first_index=len(VARIANTS) + len(VARIANTS_3) + len(VARIANTS_4)))])
+                                      first_index=len(VARIANTS) + len(VARIANTS_3) + len(VARIANTS_4))),
+                  (None, command_rows("paraphrase", VARIANTS_6,
+                                      first_index=len(VARIANTS) + len(VARIANTS_3) + len(VARIANTS_4) + len(VARIANTS_5)))])
 
 
 if __name__ == "__main__":

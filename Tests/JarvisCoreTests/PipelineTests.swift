@@ -918,6 +918,26 @@ extension PipelineTests {
         XCTAssertEqual(rejectionReasons(rejected).count, 1)
     }
 
+    /// Phrasings only the language model's words are parsed with (stop 70): flite slt's "click on it" comes out of
+    /// the grammar as an unsure "click twice" (rejected) and out of the language model as "is click on it", a
+    /// left click (`wholeCommandSecondOpinion`; without it, nothing). "find me" is a search's lead: the query
+    /// does not start with "me".
+    func testAClickAndASearchLeadOnlyTheLanguageModelHears() throws {
+        let click = try synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, click on it", "-o", $0] }
+        XCTAssertEqual(intents(try run(samples: click)).map(\.slots), [["button": .string("left"), "count": .int(1)]])
+        var without = PipelineSettings()
+        without.wholeCommandSecondOpinion = false
+        XCTAssertEqual(intents(try run(samples: click, settings: without)).count, 0)
+        let search = try synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, find me a recipe for pancakes", "-o", $0] }
+        XCTAssertEqual(intents(try run(samples: search)).map { $0.slots["query"] }, [.string("a recipe for pancakes")])
+    }
+
+    /// The page's ends (stop 70): flite slt's "scroll to the top" was "scroll to the down", one step the wrong way.
+    func testScrollToTheTop() throws {
+        let speech = try synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, scroll to the top", "-o", $0] }
+        XCTAssertEqual(intents(try run(samples: speech)).map(\.slots), [["direction": .string("up"), "amount": .int(20)]])
+    }
+
     /// Words the grammar once lacked (stop 68): it fitted flite slt's "by three" to "nine" and "single" to
     /// "double". Now the amount and the count are the spoken ones.
     func testScrollByANumberAndASingleClick() throws {

@@ -67,6 +67,13 @@ extension CommandSet {
                 "\(polite) scroll all the way <direction> \(politeEnd)",
                 "\(polite) scroll <direction> all the way \(politeEnd)",
             ], fixed: ["amount": .int(20)]),
+            // The page's ends: as far as a spoken amount goes, as "all the way".
+            CommandDefinition(intent: "scroll", patterns: [
+                "\(polite) scroll [up] to the top [of the page] \(politeEnd)",
+            ], fixed: ["direction": s("up"), "amount": .int(20)]),
+            CommandDefinition(intent: "scroll", patterns: [
+                "\(polite) scroll [down] to the bottom [of the page] \(politeEnd)",
+            ], fixed: ["direction": s("down"), "amount": .int(20)]),
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) page <page_direction> \(politeEnd)",
             ], fixed: ["unit": s("page")], defaults: ["amount": .int(1)], renames: ["page_direction": "direction"]),
@@ -82,6 +89,12 @@ extension CommandSet {
             CommandDefinition(intent: "click", patterns: [
                 "\(polite) [<button>] click [the mouse] <repeat> \(politeEnd)",
             ], defaults: ["button": s("left")], renames: ["repeat": "count"]),
+            // "click on it", "click here": taken only when the language model heard the whole command
+            // (`CommandDefinition.languageModelOnly`); in the grammar "click here" fitted other speech
+            // ("make the text bigger please" → "middle triple click here please").
+            CommandDefinition(intent: "click", patterns: [
+                "\(polite) click (on (it | this | that) | here) \(politeEnd)",
+            ], fixed: ["button": s("left"), "count": .int(1)], languageModelOnly: true),
             CommandDefinition(intent: "navigate", patterns: [
                 "\(polite) go back [a page | one page] \(politeEnd)", "\(polite) back \(politeEnd)",
                 "\(polite) take me back \(politeEnd)", "\(polite) [go to the] previous page \(politeEnd)",
@@ -114,10 +127,10 @@ extension CommandSet {
                 "\(polite) (search for | look up | look for | google for | google) <query>",
                 "\(polite) search (the web | the internet | google) for <query>",
             ]),
-            // "search pizza recipes", "find cheap hotels in paris": taken only when the language model heard the
-            // lead (`CommandDefinition.languageModelOnly`).
+            // "search pizza recipes", "find cheap hotels in paris", "find me a recipe for pancakes": taken only when
+            // the language model heard the lead (`CommandDefinition.languageModelOnly`).
             CommandDefinition(intent: "search", patterns: [
-                "\(polite) (search | find) <query>",
+                "\(polite) (search | find [me]) <query>",
             ], languageModelOnly: true),
         ]
         return CommandSet(slots: slots, commands: commands)
