@@ -743,6 +743,20 @@ extension PipelineTests {
         XCTAssertFalse(try recognizer.heard("for", in: []))
     }
 
+    /// A site's name heard as two words: spelt together ("you tube": youtube is Y UW T Y UW B, "you tube" Y UW T
+    /// UW B) or said together ("red it" for reddit), on any of the paths, and only as neighbours.
+    func testAWordHeardInPartsBySpellingOrPronunciation() throws {
+        let recognizer = try UtteranceRecognizer(commands: .builtin(), wakePhrase: "hey jarvis",
+                                                 settings: RecognizerSettings())
+        XCTAssertFalse(try recognizer.heard("youtube", in: ["so", "could", "you", "open", "you", "tube"]))
+        XCTAssertTrue(try recognizer.heardInParts("youtube", on: [["so", "could", "you", "open", "you", "tube"]]))
+        XCTAssertTrue(try recognizer.heardInParts("reddit", on: [["open"], ["go", "to", "red", "it"]]))
+        XCTAssertTrue(try recognizer.heardInParts("facebook", on: [["open", "face", "book"]]))
+        XCTAssertFalse(try recognizer.heardInParts("youtube", on: [["tube", "you"], ["you", "the", "tube"]]))
+        XCTAssertFalse(try recognizer.heardInParts("reddit", on: [["red"], ["it"], []]))
+        XCTAssertFalse(try recognizer.heardInParts("tab", on: [["new", "tab"]]), "one word is not parts")
+    }
+
     /// One pipeline reset between files gives the events of a fresh pipeline (`jarvis eval` relies on it).
     /// `isBetweenUtterances` after every chunk, beside what the events said so far: no speech segment is open,
     /// and every wake phrase has had its command or its rejection.
@@ -930,6 +944,17 @@ extension PipelineTests {
         XCTAssertEqual(intents(try run(samples: click, settings: without)).count, 0)
         let search = try synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, find me a recipe for pancakes", "-o", $0] }
         XCTAssertEqual(intents(try run(samples: search)).map { $0.slots["query"] }, [.string("a recipe for pancakes")])
+    }
+
+    /// A request needs the language model to hear one of its words; flite awb's "could you open youtube" comes out
+    /// of it as "so could you open you tube", which counts (`UtteranceRecognizer.heardInParts`). Without the model
+    /// expecting a command (which may hear "youtube" whole), the general model's words alone decide.
+    func testARequestWhoseSiteTheLanguageModelHeardInParts() throws {
+        let speech = try synthesized("flite") { ["-voice", "awb", "-t", "hey jarvis, could you open youtube", "-o", $0] }
+        var settings = PipelineSettings()
+        settings.commandModelAcousticLoss = nil
+        XCTAssertEqual(intents(try run(samples: speech, settings: settings)).map { $0.slots["url"] },
+                       [.string("https://www.youtube.com/")])
     }
 
     /// The page's ends (stop 70): flite slt's "scroll to the top" was "scroll to the down", one step the wrong way.

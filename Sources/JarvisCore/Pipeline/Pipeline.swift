@@ -922,8 +922,14 @@ public final class Pipeline {
                 heard += Set(free.alternatives.joined()).subtracting(heard)  // each word once: `heard` looks them up
             }
             let content = literal.filter { !settings.carrierWords.contains($0) }
+            // ...or heard it in parts ("could you open you tube"), on its best path or the next best.
+            let paths = [free.words] + (settings.languageModelCheckAlternatives ? free.alternatives : [])
+            func heardWhole(_ word: String, in words: [String], orInPartsOn paths: [[String]]) throws(DecoderError) -> Bool {
+                if try recognizer.heard(word, in: words) { return true }
+                return try recognizer.heardInParts(word, on: paths)
+            }
             var agrees = false
-            for word in content.isEmpty ? literal : content where try recognizer.heard(word, in: heard) {
+            for word in content.isEmpty ? literal : content where try heardWhole(word, in: heard, orInPartsOn: paths) {
                 agrees = true
                 break
             }
@@ -934,7 +940,8 @@ public final class Pipeline {
                 let expecting = try freeText(expecting: .command)
                 let loss = pathLoss(of: expecting, against: free)
                 var all = true
-                for word in content.isEmpty ? literal : content where !(try recognizer.heard(word, in: expecting.words)) {
+                for word in content.isEmpty ? literal : content
+                where !(try heardWhole(word, in: expecting.words, orInPartsOn: [expecting.words])) {
                     all = false
                     break
                 }

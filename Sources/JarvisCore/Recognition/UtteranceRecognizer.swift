@@ -1427,6 +1427,26 @@ public final class UtteranceRecognizer {
         return heard.contains { d.pronunciation(of: $0) == sound }
     }
 
+    /// Whether the language model heard `word` as two or three words in a row on one of `paths`: spelt together
+    /// ("you tube" for "youtube", "face book") or, each by its first pronunciation, said together ("red it" for
+    /// "reddit"). Word by word, `heard` finds neither.
+    public func heardInParts(_ word: String, on paths: [[String]]) throws(DecoderError) -> Bool {
+        let d = try languageModelDecoder()
+        let sound = d.pronunciation(of: word)
+        for path in paths {
+            for start in path.indices {
+                for count in 2...3 where start + count <= path.count {
+                    let parts = path[start..<(start + count)]
+                    if parts.joined() == word { return true }
+                    guard let sound else { continue }
+                    let sounds = parts.compactMap { d.pronunciation(of: $0) }
+                    if sounds.count == count, sounds.joined(separator: " ") == sound { return true }
+                }
+            }
+        }
+        return false
+    }
+
     /// The model the language-model decoder loads: the installed one cut down to its words
     /// (`pruneLanguageModel`), or the installed one whole when it is not a trie model or pruning is off.
     /// When the pruned model cannot be made (no writable cache folder, an odd file), the whole one is used
