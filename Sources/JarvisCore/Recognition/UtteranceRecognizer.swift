@@ -831,7 +831,12 @@ public final class UtteranceRecognizer {
             result.rescored = true
         }
         var replaced: [RecognizedWord]?
-        if !result.rescored, let twin = try commandTwin(of: literal) {
+        let best = result.rescored ? nil : try commandTwin(of: literal)
+        if let best {
+            result.closeTwin = best.taken ? literal.map(\.word) : best.twin.map(\.word)
+            result.closeTwinMargin = best.margin
+        }
+        if let twin = best.flatMap({ $0.taken ? $0.twin : nil }) {
             replaced = literal
             // The twin's word takes the place (and frames) of the word it replaces, in `rest` (with the phones) too.
             for (i, word) in literal.enumerated() where word.word != twin[i].word {
@@ -944,12 +949,13 @@ public final class UtteranceRecognizer {
         return other > heard + (hasFreeText ? settings.shortFreeTextMargin : settings.rescoreMargin) ? covering : nil
     }
 
-    /// The command one word away from `literal` ("next tab" for "new tab", "click" for "forward") that the audio
-    /// fits better: `literal`'s words aligned over its span (`commandAudio`, as the second pass heard it), then
-    /// the best of its twins (`CommandSet.twins(of:)`) over the same span in one decode; the twin is taken when
-    /// its path scores `RecognizerSettings.twinMargin` nats per 10 ms frame or more above `literal`'s. Only for
-    /// a complete command without free text. nil: keep what was heard.
-    private func commandTwin(of literal: [RecognizedWord]) throws(DecoderError) -> [RecognizedWord]? {
+    /// The command one word away from `literal` ("next tab" for "new tab", "click" for "forward") that fits the
+    /// audio best: `literal`'s words aligned over its span (`commandAudio`, as the second pass heard it), then the
+    /// best of its twins (`CommandSet.twins(of:)`) over the same span in one decode; `margin` is how far (nats per
+    /// 10 ms frame) the twin's path scores above `literal`'s, and it is `taken` at `RecognizerSettings.twinMargin`
+    /// or more. Only for a complete command without free text. nil: no twin to weigh.
+    private func commandTwin(of literal: [RecognizedWord]) throws(DecoderError)
+        -> (twin: [RecognizedWord], margin: Double, taken: Bool)? {
         guard let margin = settings.twinMargin, let first = literal.first, let last = literal.last else { return nil }
         let words = literal.map(\.word)
         let twins = commands.twins(of: words, vocabulary: twinVocabulary)
@@ -963,8 +969,9 @@ public final class UtteranceRecognizer {
         if Self.tracing {
             FileHandle.standardError.write(Data("twins of \(words): \(twins.count), best \(twin) \(perFrame)\n".utf8))
         }
-        guard twins.contains(twin), perFrame >= margin else { return nil }
-        return zip(literal, twin).map { RecognizedWord(word: $1, startFrame: $0.startFrame, endFrame: $0.endFrame) }
+        guard twins.contains(twin) else { return nil }
+        return (zip(literal, twin).map { RecognizedWord(word: $1, startFrame: $0.startFrame, endFrame: $0.endFrame) },
+                perFrame, perFrame >= margin)
     }
 
     /// Makes the searches "wake" and "followup" (and their wider retries, when next needed) offer the open-vowel
