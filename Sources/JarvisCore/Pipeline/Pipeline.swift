@@ -823,12 +823,15 @@ public final class Pipeline {
             }
             return readings
         }
-        /// Whether a model heard any of `words` (whole, as a sound-alike, or in parts: `heardInParts`).
+        /// Whether a model heard `word` among `heard` (whole or as a sound-alike: `heard(_:in:)`) or in parts on one
+        /// of `paths` (`heardInParts`: "you tube").
+        func heardWord(_ word: String, in heard: [String], orInPartsOn paths: [[String]]) throws(DecoderError) -> Bool {
+            if try recognizer.heard(word, in: heard) { return true }
+            return try recognizer.heardInParts(word, on: paths)
+        }
+        /// Whether a model's words hold any of `words` (`heardWord`).
         func heardAnyOf(_ words: Set<String>, in heard: [String]) throws(DecoderError) -> Bool {
-            for word in words.sorted() {
-                if try recognizer.heard(word, in: heard) { return true }
-                if try recognizer.heardInParts(word, on: [heard]) { return true }
-            }
+            for word in words.sorted() where try heardWord(word, in: heard, orInPartsOn: [heard]) { return true }
             return false
         }
         func takeSearch(_ intent: Intent, slot: String, query: String, lead: [String]) {
@@ -960,12 +963,8 @@ public final class Pipeline {
             let content = literal.filter { !settings.carrierWords.contains($0) }
             // ...or heard it in parts ("could you open you tube"), on its best path or the next best.
             let paths = [free.words] + (settings.languageModelCheckAlternatives ? free.alternatives : [])
-            func heardWhole(_ word: String, in words: [String], orInPartsOn paths: [[String]]) throws(DecoderError) -> Bool {
-                if try recognizer.heard(word, in: words) { return true }
-                return try recognizer.heardInParts(word, on: paths)
-            }
             var agrees = false
-            for word in content.isEmpty ? literal : content where try heardWhole(word, in: heard, orInPartsOn: paths) {
+            for word in content.isEmpty ? literal : content where try heardWord(word, in: heard, orInPartsOn: paths) {
                 agrees = true
                 break
             }
@@ -977,7 +976,7 @@ public final class Pipeline {
                 let loss = pathLoss(of: expecting, against: free)
                 var all = true
                 for word in content.isEmpty ? literal : content
-                where !(try heardWhole(word, in: expecting.words, orInPartsOn: [expecting.words])) {
+                where !(try heardWord(word, in: expecting.words, orInPartsOn: [expecting.words])) {
                     all = false
                     break
                 }
