@@ -832,9 +832,8 @@ public final class UtteranceRecognizer {
         }
         var replaced: [RecognizedWord]?
         let best = result.rescored ? nil : try commandTwin(of: literal)
-        if let best {
-            result.closeTwin = best.taken ? literal.map(\.word) : best.twin.map(\.word)
-            result.closeTwinMargin = best.margin
+        result.closeTwin = best.map {
+            UtteranceResult.WeighedTwin(words: $0.taken ? literal.map(\.word) : $0.twin.map(\.word), margin: $0.margin)
         }
         if let twin = best.flatMap({ $0.taken ? $0.twin : nil }) {
             replaced = literal

@@ -40,9 +40,13 @@ public struct UtteranceResult: Equatable, Sendable {
     public var rescored = false
     /// Heard with the acoustic model adapted to speech in noise (`RecognizerSettings.babbleAdaptation`).
     public var heardAdapted = false
-    /// The command one word away that the twin test weighed against the command (`RecognizerSettings.twinMargin`):
-    /// the best twin when it was not taken, the command heard first when it was; nil without a twin test.
-    public var closeTwin: [String]?
-    /// How much better (nats per 10 ms frame) the best twin fitted the command's span than the command heard first.
-    public var closeTwinMargin: Double?
+    /// What the twin test weighed (`RecognizerSettings.twinMargin`); nil without a twin test.
+    public struct WeighedTwin: Equatable, Sendable {
+        /// The command one word away: the best twin when it was not taken, the command heard first when it was.
+        public var words: [String]
+        /// How much better (nats per 10 ms frame) the best twin fitted the command's span than the command heard
+        /// first.
+        public var margin: Double
+    }
+    public var closeTwin: WeighedTwin?
 }
