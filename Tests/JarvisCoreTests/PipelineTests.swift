@@ -946,6 +946,17 @@ extension PipelineTests {
         XCTAssertEqual(intents(try run(samples: search)).map { $0.slots["query"] }, [.string("a recipe for pancakes")])
     }
 
+    /// The grammar stretched "search the internet for" over flite slt's "search pizza"; the general language model
+    /// heard "this search pizza recipes", without "internet": its lead and query stand
+    /// (`PipelineSettings.languageModelOnlyLeadOverUnheardGrammarLead`).
+    func testASearchLeadTheGrammarHeardLongerThanItWasSaid() throws {
+        let speech = try synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, search pizza recipes", "-o", $0] }
+        XCTAssertEqual(intents(try run(samples: speech)).map { $0.slots["query"] }, [.string("pizza recipes")])
+        var without = PipelineSettings()
+        without.languageModelOnlyLeadOverUnheardGrammarLead = false
+        XCTAssertEqual(intents(try run(samples: speech, settings: without)).count, 0)
+    }
+
     /// A request needs the language model to hear one of its words; flite awb's "could you open youtube" comes out
     /// of it as "so could you open you tube", which counts (`UtteranceRecognizer.heardInParts`). Without the model
     /// expecting a command (which may hear "youtube" whole), the general model's words alone decide.
