@@ -115,8 +115,8 @@ public struct PipelineSettings: Sendable, Equatable {
     /// "search pizza", which the model heard as "search pizza recipes". A grammar lead the model heard all of but
     /// its "for" ("search formidable soup" for "search for vegetable soup") still needs the lead-expecting model.
     /// Measured: the variant set's "search pizza recipes" 0 → 2 of 5 (and one wrong query, "big sur recipes",
-    /// where there was a rejection); the dev, query, request, voice, non-command, name, noise, babble and
-    /// talking-room sets the same, clip by clip.
+    /// where there was a rejection); the dev, query, request, voice, other-voice, non-command, name, noise, babble
+    /// and talking-room sets the same, clip by clip.
     public var languageModelOnlyLeadOverUnheardGrammarLead = true
     /// A command (without free text) whose confidence is below this, in a clean segment (SNR at or above
     /// the recogniser's `cleanSNR`), is only taken when the language model heard one of its words other than
@@ -888,10 +888,10 @@ public final class Pipeline {
         /// hotels in paris"; `PipelineSettings.languageModelOnlyLeads`), with that model's query; false when
         /// there is none.
         ///
-        /// With `grammarLead` (the grammar's own search lead, ending in `trigger`), only when that lead has a word
-        /// that is neither a carrier word, nor the trigger, nor in the model's lead, and the model heard none of
-        /// them: "search the internet for" over flite slt's "search pizza", which the model heard as "this search
-        /// pizza recipes" ("internet" unheard).
+        /// Given the grammar's own search lead (`overUnheardLead`, ending in `trigger`), only when that lead has
+        /// a word that is neither a carrier word, nor the trigger, nor in the model's lead, and the model heard
+        /// none of them: "search the internet for" over flite slt's "search pizza", which the model heard as
+        /// "this search pizza recipes" ("internet" unheard).
         func takeLanguageModelOnlySearch(_ free: UtteranceRecognizer.FreeText, overUnheardLead grammarLead: [String]? = nil,
                                          trigger: String? = nil) throws(DecoderError) -> Bool {
             guard settings.languageModelOnlyLeads, let (intent, query) = search(in: free.words, parsingWith: commands),
