@@ -837,10 +837,15 @@ public final class Pipeline {
             if try recognizer.heard(word, in: heard) { return true }
             return try recognizer.heardInParts(word, on: paths)
         }
-        /// Whether a model's words hold any of `words` (`heardWord`).
-        func heardAnyOf(_ words: Set<String>, in heard: [String]) throws(DecoderError) -> Bool {
-            for word in words.sorted() where try heardWord(word, in: heard, orInPartsOn: [heard]) { return true }
+        /// Whether a model heard any of `words` (`heardWord`; in parts on `paths`, by default `heard` itself).
+        func heardAnyOf(_ words: [String], in heard: [String], orInPartsOn paths: [[String]]? = nil) throws(DecoderError) -> Bool {
+            for word in words where try heardWord(word, in: heard, orInPartsOn: paths ?? [heard]) { return true }
             return false
+        }
+        /// Whether a model's words hold all of `words` (`heardWord`).
+        func heardAllOf(_ words: [String], in heard: [String]) throws(DecoderError) -> Bool {
+            for word in words where !(try heardWord(word, in: heard, orInPartsOn: [heard])) { return false }
+            return true
         }
         func takeSearch(_ intent: Intent, slot: String, query: String, lead: [String]) {
             var intent = intent
@@ -950,16 +955,16 @@ public final class Pipeline {
         let withoutFreeText = commands.freeTextSlots.allSatisfy { intent.slots[$0] == nil }
         // Two commands one word apart that fit the audio about as well (espeak-ng's "next tab" fitted "new tab"
         // 0.09 nats per frame better): the model expecting a command, which hears the whole speech, decides.
-        if let within = settings.twinArbitrationMargin, let twin = result.closeTwin, case let other = twin.words,
-           case let margin = twin.margin, abs(margin) < within, withoutFreeText, other != literal,
+        if let within = settings.twinArbitrationMargin, let twin = result.closeTwin, abs(twin.margin) < within,
+           withoutFreeText, case let other = twin.words, other != literal,
            let allowed = settings.commandModelAcousticLoss, recognizer.canExpect(.command),
            let switched = grammarCommands.parse(other) {
             let expecting = try freeText(expecting: .command)
             let loss = pathLoss(of: expecting, against: try freeText())
-            let heardOther = try heardAnyOf(Set(other).subtracting(literal), in: expecting.words)
-            let heardMine = try heardAnyOf(Set(literal).subtracting(other), in: expecting.words)
+            let heardOther = try heardAnyOf(Set(other).subtracting(literal).sorted(), in: expecting.words)
+            let heardMine = try heardAnyOf(Set(literal).subtracting(other).sorted(), in: expecting.words)
             if UtteranceRecognizer.tracing {
-                FileHandle.standardError.write(Data("twin arbitration: \(literal) or \(other) (\(margin)): the command model heard \(expecting.words), its path loses \(loss) per frame\n".utf8))
+                FileHandle.standardError.write(Data("twin arbitration: \(literal) or \(other) (\(twin.margin)): the command model heard \(expecting.words), its path loses \(loss) per frame\n".utf8))
             }
             if heardOther, !heardMine, loss <= allowed {
                 intent = switched
@@ -985,23 +990,15 @@ public final class Pipeline {
             let content = literal.filter { !settings.carrierWords.contains($0) }
             // ...or heard it in parts ("could you open you tube"), on its best path or the next best.
             let paths = [free.words] + (settings.languageModelCheckAlternatives ? free.alternatives : [])
-            var agrees = false
-            for word in content.isEmpty ? literal : content where try heardWord(word, in: heard, orInPartsOn: paths) {
-                agrees = true
-                break
-            }
+            let checked = content.isEmpty ? literal : content
+            var agrees = try heardAnyOf(checked, in: heard, orInPartsOn: paths)
             if !agrees, let allowed = settings.commandModelAcousticLoss, recognizer.canExpect(.command) {
                 // The general model may have misheard a command it finds an unlikely sentence ("can you been in a
                 // cab" for "can you open a new tab"): the model expecting a command decides, when it hears all
                 // the command's words on a path that sounds about as good.
                 let expecting = try freeText(expecting: .command)
                 let loss = pathLoss(of: expecting, against: free)
-                var all = true
-                for word in content.isEmpty ? literal : content
-                where !(try heardWord(word, in: expecting.words, orInPartsOn: [expecting.words])) {
-                    all = false
-                    break
-                }
+                let all = try heardAllOf(checked, in: expecting.words)
                 if UtteranceRecognizer.tracing {
                     FileHandle.standardError.write(Data("command model heard \(expecting.words) (\(expecting.alternatives.prefix(5).map { $0.joined(separator: " ") })): all words \(all); its path loses \(loss) per frame\n".utf8))
                 }
