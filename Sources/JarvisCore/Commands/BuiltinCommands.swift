@@ -80,6 +80,16 @@ extension CommandSet {
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) page <page_direction> twice \(politeEnd)",
             ], fixed: ["unit": s("page"), "amount": .int(2)], renames: ["page_direction": "direction"]),
+            // "go down", "go up (a page)": not in the grammar ("go home" became "go down" there, stop 69); the
+            // language model's words, or the twin test against the "go back" the grammar heard, take them
+            // (`RecognizerSettings.languageModelOnlyTwins`).
+            CommandDefinition(intent: "scroll", patterns: [
+                "\(polite) go <page_direction> \(politeEnd)",
+            ], defaults: ["amount": .int(1)], renames: ["page_direction": "direction"], languageModelOnly: true),
+            CommandDefinition(intent: "scroll", patterns: [
+                "\(polite) go <page_direction> (a page | one page) \(politeEnd)",
+            ], fixed: ["unit": s("page"), "amount": .int(1)], renames: ["page_direction": "direction"],
+               languageModelOnly: true),
             CommandDefinition(intent: "click", patterns: [
                 "\(polite) [mouse | single] click [the mouse] \(politeEnd)",
                 "\(polite) <button> click [the mouse] \(politeEnd)",

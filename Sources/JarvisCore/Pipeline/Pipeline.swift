@@ -929,10 +929,12 @@ public final class Pipeline {
         var literal = result.words.filter { !GrammarGenerator.isPhoneWord($0) }
         // Phones after a complete command are speech before the next wake phrase, not part of it.
         var words = result.words
-        var parsed = grammarCommands.parse(Self.collapsePhoneWords(words))
+        // A twin the recogniser took may be a command the grammar does not hold ("go down" for its "go back").
+        let parser = result.closeTwin?.taken == true ? commands : grammarCommands
+        var parsed = parser.parse(Self.collapsePhoneWords(words))
         while parsed == nil, let last = words.last, GrammarGenerator.isPhoneWord(last) {
             words.removeLast()
-            parsed = grammarCommands.parse(Self.collapsePhoneWords(words))
+            parsed = parser.parse(Self.collapsePhoneWords(words))
         }
         guard var intent = parsed else {
             return try rejectUnlessFreeText(literal.joined(separator: " "), "not-a-command")
@@ -954,11 +956,12 @@ public final class Pipeline {
         // The checks below are for commands without free text: a search has its own (`confirmFreeTextTrigger`).
         let withoutFreeText = commands.freeTextSlots.allSatisfy { intent.slots[$0] == nil }
         // Two commands one word apart that fit the audio about as well (espeak-ng's "next tab" fitted "new tab"
-        // 0.09 nats per frame better): the model expecting a command, which hears the whole speech, decides.
+        // 0.09 nats per frame better): the model expecting a command, which hears the whole speech, decides. The
+        // twin may be a command only the language model's words are parsed with ("go up" for the grammar's "go back").
         if let within = settings.twinArbitrationMargin, let twin = result.closeTwin, abs(twin.margin) < within,
            withoutFreeText, case let other = twin.words, other != literal,
            let allowed = settings.commandModelAcousticLoss, recognizer.canExpect(.command),
-           let switched = grammarCommands.parse(other) {
+           let switched = commands.parse(other) {
             let expecting = try freeText(expecting: .command)
             let loss = pathLoss(of: expecting, against: try freeText())
             let heardOther = try heardAnyOf(Set(other).subtracting(literal).sorted(), in: expecting.words)

@@ -14,6 +14,9 @@ public final class UtteranceRecognizer {
     private let spokenWords: Set<String>
     /// The command set's words, sorted: the substitutes `commandTwin(of:)` tries.
     private lazy var twinVocabulary: [String] = commands.vocabulary.sorted()
+    /// The commands `commandTwin(of:)` looks for twins among: `commands`, and with
+    /// `RecognizerSettings.languageModelOnlyTwins` the language-model-only ones too.
+    private let twinCommands: CommandSet
     /// `CommandSet.slotWords` of `commands`, made once.
     private lazy var slotWords: Set<String> = commands.slotWords
     public let settings: RecognizerSettings
@@ -135,6 +138,7 @@ public final class UtteranceRecognizer {
 
     /// The recogniser hears `commands`' `grammarCommands`; the pipeline parses the language model's words with all.
     public init(commands: CommandSet, wakePhrase: String, settings: RecognizerSettings) throws(DecoderError) {
+        twinCommands = settings.languageModelOnlyTwins ? commands : commands.grammarCommands
         let commands = commands.grammarCommands
         self.commands = commands
         self.settings = settings
@@ -833,7 +837,8 @@ public final class UtteranceRecognizer {
         var replaced: [RecognizedWord]?
         let best = result.rescored ? nil : try commandTwin(of: literal)
         result.closeTwin = best.map {
-            UtteranceResult.WeighedTwin(words: $0.taken ? literal.map(\.word) : $0.twin.map(\.word), margin: $0.margin)
+            UtteranceResult.WeighedTwin(words: $0.taken ? literal.map(\.word) : $0.twin.map(\.word), margin: $0.margin,
+                                        taken: $0.taken)
         }
         if let twin = best.flatMap({ $0.taken ? $0.twin : nil }) {
             replaced = literal
@@ -957,7 +962,7 @@ public final class UtteranceRecognizer {
         -> (twin: [RecognizedWord], margin: Double, taken: Bool)? {
         guard let margin = settings.twinMargin, let first = literal.first, let last = literal.last else { return nil }
         let words = literal.map(\.word)
-        let twins = commands.twins(of: words, vocabulary: twinVocabulary)
+        let twins = twinCommands.twins(of: words, vocabulary: twinVocabulary)
         let (from, to) = samples(fromFrame: first.startFrame, toFrame: last.endFrame)
         guard !twins.isEmpty, to <= commandAudio.count, to - from >= Self.samplesPerFrame * 10,
               let heard = try pathScore(of: words, in: commandAudio[from..<to]) else { return nil }

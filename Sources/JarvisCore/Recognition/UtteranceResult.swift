@@ -47,6 +47,9 @@ public struct UtteranceResult: Equatable, Sendable {
         /// How much better (nats per 10 ms frame) the best twin fitted the command's span than the command heard
         /// first.
         public var margin: Double
+        /// Whether the twin was taken (`RecognizerSettings.twinMargin`): the result's words are the twin's, which
+        /// may be a command only the language model's words are parsed with (`languageModelOnlyTwins`).
+        public var taken: Bool
     }
     public var closeTwin: WeighedTwin?
 }
