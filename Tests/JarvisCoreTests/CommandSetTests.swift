@@ -163,7 +163,7 @@ final class CommandSetTests: XCTestCase {
         let graph = GrammarGenerator(commands: set).commandsGraph()
         XCTAssertFalse(graph.transitions.contains { $0.word == "find" })
         XCTAssertTrue(graph.transitions.contains { $0.word == "search" })
-        XCTAssertTrue(set.describe().contains("(search | find [me]) <query>  (heard by the language model only)"),
+        XCTAssertTrue(set.describe().contains("(search | find [me]) <query>  (not in the grammar)"),
                       set.describe())
     }
 
@@ -180,7 +180,7 @@ final class CommandSetTests: XCTestCase {
         XCTAssertEqual(set.grammarCommands.parse(text: "click the mouse")?.slots["count"], .int(1))
         let graph = GrammarGenerator(commands: set.grammarCommands).commandsGraph()
         XCTAssertFalse(graph.transitions.contains { $0.word == "here" || $0.word == "it" || $0.word == "that" })
-        XCTAssertTrue(set.describe().contains("click (on (it | this | that) | here) [please]  (heard by the language model only)"),
+        XCTAssertTrue(set.describe().contains("click (on (it | this | that) | here) [please]  (not in the grammar)"),
                       set.describe())
     }
 
@@ -197,6 +197,7 @@ final class CommandSetTests: XCTestCase {
         XCTAssertTrue(set.twins(of: ["go", "back"], vocabulary: vocabulary).contains(["go", "down"]))
         XCTAssertTrue(set.twins(of: ["go", "back", "a", "page"], vocabulary: vocabulary).contains(["go", "up", "a", "page"]))
         XCTAssertFalse(set.grammarCommands.twins(of: ["go", "back"], vocabulary: vocabulary).contains(["go", "down"]))
+        XCTAssertTrue(set.describe().contains(" go <page_direction> [please]  (not in the grammar)"), set.describe())
     }
 
     /// A command asked as a request: "can you" or "could you", maybe with "please", before any command.

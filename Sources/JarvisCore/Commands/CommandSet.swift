@@ -172,7 +172,7 @@ public struct CommandSet: Sendable {
             if c.intent != lastIntent { lines.append("\(c.intent):") }
             lastIntent = c.intent
             for p in c.patterns {
-                lines.append("  \(p.source)" + (c.languageModelOnly ? "  (heard by the language model only)" : ""))
+                lines.append("  \(p.source)" + (c.languageModelOnly ? "  (not in the grammar)" : ""))
             }
         }
         for name in slots.keys.sorted() {
