@@ -136,7 +136,8 @@ public final class UtteranceRecognizer {
         try StageClock.measure(stageClock, stage, body)
     }
 
-    /// The recogniser hears `commands`' `grammarCommands`; the pipeline parses the language model's words with all.
+    /// The recogniser hears `commands`' `grammarCommands` (and, with `RecognizerSettings.languageModelOnlyTwins`,
+    /// weighs the others as twins of what it heard); the pipeline parses the language model's words with all.
     public init(commands: CommandSet, wakePhrase: String, settings: RecognizerSettings) throws(DecoderError) {
         twinCommands = settings.languageModelOnlyTwins ? commands : commands.grammarCommands
         let commands = commands.grammarCommands
@@ -886,6 +887,7 @@ public final class UtteranceRecognizer {
     /// (babble's "eight" after "scroll down"), or the release of "right" heard as "eight". nil: keep them all.
     /// Only a complete command without free text is shortened, to the same intent, and never to less than its
     /// first word; a pattern word just before the quiet words goes with them when the command needs it to.
+    /// Only the grammar's commands (`commands`): a language-model-only twin ("go down a page") keeps its words.
     private func commandWithoutQuietTail(_ literal: [RecognizedWord], wake: UtteranceResult.WakeSpan,
                                          room: Double?) -> [RecognizedWord]? {
         guard let drop = settings.quietTrailingCommandWordDrop, literal.count > 1,
