@@ -1314,6 +1314,43 @@ extension PipelineTests {
         XCTAssertEqual(mend("four square", "search for"), "search for | four square", "only the same word")
     }
 
+    /// An article before a plural is not the query's (`PipelineSettings.articleBeforePluralDropped`): the model
+    /// expecting "search for" heard its end as "a".
+    func testAnArticleBeforeAPluralIsDroppedFromAQuery() {
+        func dropped(_ query: String) -> String {
+            Pipeline.articleBeforePluralDropped(CommandSet.normalizeWords(query)).joined(separator: " ")
+        }
+        XCTAssertEqual(dropped("a winter jackets"), "winter jackets")
+        XCTAssertEqual(dropped("an apple pies"), "apple pies")
+        XCTAssertEqual(dropped("a cat videos near me"), "cat videos near me", "the noun phrase ends before \"near\"")
+        XCTAssertEqual(dropped("a recipe for pancakes"), "a recipe for pancakes", "the phrase's head is \"recipe\"")
+        XCTAssertEqual(dropped("a few good movies"), "a few good movies", "a quantity")
+        XCTAssertEqual(dropped("a bus schedule"), "a bus schedule")
+        XCTAssertEqual(dropped("a city bus"), "a city bus", "\"bus\" is singular")
+        XCTAssertEqual(dropped("a news channel"), "a news channel")
+        XCTAssertEqual(dropped("a tv series"), "a tv series")
+        XCTAssertEqual(dropped("a glass"), "a glass")
+        XCTAssertEqual(dropped("a cat's toys"), "a cat's toys", "the article is the owner's")
+        XCTAssertEqual(dropped("the winter jackets"), "the winter jackets", "only \"a\" and \"an\"")
+        XCTAssertEqual(dropped("a"), "a", "a query is never emptied")
+        let set = CommandSet.builtin()
+        let mended = Pipeline.mendedQuery("a cat videos", lead: ["search", "for"], intent: "search", slot: "query",
+                                          commands: set, dropArticleBeforePlural: true)
+        XCTAssertEqual(mended.query, "cat videos")
+        XCTAssertEqual(Pipeline.mendedQuery("a cat videos", lead: ["search", "for"], intent: "search", slot: "query",
+                                            commands: set).query, "a cat videos", "off by default")
+    }
+
+    /// flite awb's "search for cat videos": the model expecting the lead heard "search for a cat videos".
+    func testASearchForCatVideosHasNoArticle() throws {
+        let speech = try synthesized("flite") { ["-voice", "awb", "-t", "hey jarvis, search for cat videos", "-o", $0] }
+        XCTAssertEqual(intents(try run(samples: speech)).map { $0.slots["query"] }, [.string("cat videos")])
+        var without = PipelineSettings()
+        without.articleBeforePluralDropped = false
+        XCTAssertEqual(intents(try run(samples: speech, settings: without)).map { $0.slots["query"] },
+                       [.string("a cat videos")])
+    }
+
     /// ...and a whole command without free text in its words, after at most two other words
     /// (`PipelineSettings.wholeCommandLeadWords`).
     func testWholeCommandInTheLanguageModelsWords() throws {

@@ -65,6 +65,10 @@ public struct PipelineSettings: Sendable, Equatable {
     /// football scores" to the general model, "but that for | football scores" to the lead-expecting one.
     /// Measured: babble10 intents +1 clip; every other clip of every set the same (no new false intent).
     public var triggerHeardByLeadModel = true
+    /// A search's query that opens with "a" or "an" before a plural ("a winter jackets", "a cat videos") loses
+    /// the article (`Pipeline.articleBeforePluralDropped`): the lead-expecting model heard the end of "for" as a
+    /// word. "a recipe for pancakes" and "a few good movies" keep it.
+    public var articleBeforePluralDropped = true
     /// A segment under changing noise (babble: SNR under `RecognizerSettings.cleanSNR`, its floor spread over
     /// `steadySpread` + 1 dB) that did not wake although the live decoder proposed the wake phrase in it is
     /// heard once more with the babble turned into a steady floor (`BabbleFloor`); that hearing's events replace
@@ -850,7 +854,8 @@ public final class Pipeline {
         func takeSearch(_ intent: Intent, slot: String, query: String, lead: [String]) {
             var intent = intent
             let (query, lead) = Self.mendedQuery(query, lead: lead, intent: intent.name, slot: slot,
-                                                 commands: grammarCommands)
+                                                 commands: grammarCommands,
+                                                 dropArticleBeforePlural: settings.articleBeforePluralDropped)
             intent.slots[slot] = .string(query)
             intent.text = (lead + [query]).joined(separator: " ")
             emit(Event(t: t, .transcript(text: intent.text, confidence: result.confidence, start: start, end: end,
@@ -1124,13 +1129,21 @@ public final class Pipeline {
     /// "for hiking boots"): a query's first word that repeats the lead's last is the lead's. And the grammar
     /// may have heard a shorter lead than was said ("google", then "for hiking boots"): the lead and the query
     /// are parsed again together, and a shorter query of the same intent is taken.
+    /// And an article before a plural (`articleBeforePluralDropped`) is not the query's.
     static func mendedQuery(_ query: String, lead: [String], intent: String, slot: String,
-                            commands: CommandSet) -> (query: String, lead: [String]) {
+                            commands: CommandSet, dropArticleBeforePlural: Bool = false) -> (query: String, lead: [String]) {
         var queryWords = CommandSet.normalizeWords(query)
         var query = query
         if queryWords.count > 1, queryWords.first == lead.last {
             queryWords.removeFirst()
             query = queryWords.joined(separator: " ")
+        }
+        if dropArticleBeforePlural {
+            let kept = articleBeforePluralDropped(queryWords)
+            if kept.count < queryWords.count {
+                queryWords = kept
+                query = kept.joined(separator: " ")
+            }
         }
         let words = lead + queryWords
         if let whole = commands.parse(words), whole.name == intent, case .string(let shorter)? = whole.slots[slot],
@@ -1139,6 +1152,37 @@ public final class Pipeline {
         }
         return (query, lead)
     }
+
+    /// `words` without an opening "a" or "an" whose noun phrase ends in a plural: "a winter jackets" is
+    /// "winter jackets", as nobody says the first. The noun phrase runs to the first word that starts another
+    /// phrase ("a recipe | for pancakes" ends in "recipe" and keeps its article); a quantity word in it ("a few
+    /// good movies", "a lot", "a couple") or an owner ("a cat's toys") keeps the article too. A plural ends in
+    /// "s" but not in "ss", "us", "is" or "'s", and is not one of the singular words that end so ("news").
+    static func articleBeforePluralDropped(_ words: [String]) -> [String] {
+        guard words.count >= 2, ["a", "an"].contains(words[0]) else { return words }
+        let phrase = words.dropFirst().prefix { !phraseBreakWords.contains($0) }
+        guard let head = phrase.last, !phrase.contains(where: quantityWords.contains),
+              !phrase.dropLast().contains(where: { $0.hasSuffix("'s") }) else { return words }
+        let plural = head.count > 2 && head.hasSuffix("s") && !singularWordsEndingInS.contains(head)
+            && !["ss", "us", "is", "'s"].contains(where: head.hasSuffix)
+        return plural ? Array(words.dropFirst()) : words
+    }
+    /// Words that end a noun phrase: prepositions and conjunctions.
+    static let phraseBreakWords: Set<String> = [
+        "of", "for", "in", "on", "to", "with", "at", "from", "near", "by", "about", "and", "or", "under", "over",
+        "without", "like", "than", "into", "vs", "versus", "that", "which", "who", "where", "when", "how",
+    ]
+    /// Words after "a" that count what follows ("a few good movies").
+    static let quantityWords: Set<String> = [
+        "few", "lot", "lots", "couple", "number", "bunch", "dozen", "pair", "hundred", "thousand", "million",
+        "billion",
+    ]
+    /// Singular words that end in "s" like a plural.
+    static let singularWordsEndingInS: Set<String> = [
+        "news", "series", "species", "means", "lens", "gas", "canvas", "atlas", "alias", "bias", "christmas",
+        "texas", "vegas", "chaos", "cosmos", "physics", "mathematics", "economics", "politics", "athletics",
+        "measles", "diabetes", "herpes", "rabies", "mumps", "headquarters", "whereabouts",
+    ]
 
     /// The words of a free-text intent's text before its query ("look up" of "look up tomato soup").
     static func leadWords(of intent: Intent, query: String) -> [String] {
