@@ -19,7 +19,8 @@ release:
 # dev set's babble voices (sentences said in a room already talking), the voice set under white noise and under
 # the babble set's babble (other talkers in the dev set's noisy conditions), the dev set's negatives and confusable
 # names under that babble, the name set under steady noise (white 15 dB and pink 10 dB with the speech, white 15
-# dB running throughout), the room set (the dev set's clean clips under brown noise, mains hum and reverberation),
+# dB running throughout), the room set (the dev set's clean clips under brown noise, mains hum and reverberation,
+# and turned down 20 and 30 dB),
 # the query set (30 searches the dev set does not have, by 9 voices), the other-voice set (festival's ked and slt
 # HTS voices; the dev set's confusables and negatives by 9 other voices; skipped without festvox-kdlpc16k and
 # festvox-us-slt-hts) and the same under white 15 and pink 10 dB, then the real recordings with the default
@@ -63,7 +64,7 @@ eval: release
 	test -f $(VOICES_BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(VOICES_BABBLE) \
 	  --source $(VOICES)/manifest.jsonl
 	test -f $(ROOM)/manifest.jsonl || python3 scripts/make-noise-set.py $(ROOM) --devset $(DEVSET) \
-	  --conds brown10,hum15,chum15,reverb
+	  --conds brown10,hum15,chum15,reverb,quiet20,quiet30
 	test -f $(QUERIES)/manifest.jsonl || python3 scripts/make-query-set.py $(QUERIES)
 	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
 	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl
@@ -87,7 +88,7 @@ eval: release
 	.build/release/jarvis eval $(NEG_BABBLE)/manifest.jsonl
 	@echo "== the voice set under white noise at 15 dB, and under the babble set's babble"
 	.build/release/jarvis eval $(VOICES_NOISE)/manifest.jsonl $(VOICES_BABBLE)/manifest.jsonl
-	@echo "== room set (the dev set's clean clips under brown noise 10 dB, mains hum 15 dB, reverberation)"
+	@echo "== room set (the dev set's clean clips under brown noise 10 dB, mains hum 15 dB, reverberation, 20 and 30 dB quieter)"
 	.build/release/jarvis eval $(ROOM)/manifest.jsonl
 	@echo "== query set (30 searches the dev set does not have, by its 5 voices and the voice set's 4)"
 	.build/release/jarvis eval $(QUERIES)/manifest.jsonl

@@ -14,7 +14,9 @@ the voice set's commands under white noise (`--source /tmp/jarvis-voices/manifes
 the dev set's white15 slice said by voices it does not use. Three more conditions are only made when asked for
 (`--conds brown10,hum15,chum15,reverb`): brown (1/f²) noise at 10 dB, a rumble; mains hum at 15 dB (50 Hz with
 its 2nd, 3rd and 5th harmonics at 1/k amplitude, a ground loop), starting with the speech ("hum15") or running
-from 3 s before it ("chum15", as a ground loop does); and a room's reverberation (sox `reverb 50 50 80`).
+from 3 s before it ("chum15", as a ground loop does); a room's reverberation (sox `reverb 50 50 80`); and the
+clip as the dev set has it, pads included, turned down 20 or 30 dB ("quiet20", "quiet30": a quiet file, its digital
+silence kept).
 Usage: make-noise-set.py [OUTDIR] [--devset DIR] [--devset-py PATH] [--source MANIFEST --conds C,...]
        (defaults /tmp/jarvis-noise, /tmp/jarvis-devset)
 Needs: numpy, a built dev set, and the devset's TTS packages (for the babble).
@@ -32,7 +34,8 @@ def main():
     ap.add_argument("--devset-py", default=os.path.join(HERE, "..", "..", "shared", "eval", "devset.py"))
     ap.add_argument("--source", help="manifest of the clean clips to put under noise (default: the dev set's)")
     ap.add_argument("--conds", help="conditions for every clip, comma-separated (white15, babble10, pink10, "
-                                    "cwhite15, cpink10, brown10, hum15, chum15, reverb); default: by kind, as above")
+                                    "cwhite15, cpink10, brown10, hum15, chum15, reverb, quiet20, quiet30); default: by "
+                                    "kind, as above")
     a = ap.parse_args()
     spec = importlib.util.spec_from_file_location("devset", a.devset_py)
     D = importlib.util.module_from_spec(spec)
@@ -72,6 +75,8 @@ def main():
                 return x + make(len(x)) * D.speech_rms(x) / 10 ** (float(cond[len(kind):]) / 20)
         if cond == "reverb":
             return reverberate(x)
+        if cond.startswith("quiet"):
+            return x * 10 ** (-float(cond[len("quiet"):]) / 20)
         return D.condition(x, cond, rng)
 
     def throughout(x, cond):
@@ -90,7 +95,8 @@ def main():
             d = json.loads(line)
             if d["cond"] != "clean" or (not a.conds and d["kind"] not in ("command", "negative", "confusable")):
                 continue
-            x = D.read(d["file"])[SR:-SR]   # the clip without devset.py's 1 s pads
+            whole = D.read(d["file"])
+            x = whole[SR:-SR]   # the clip without devset.py's 1 s pads
             if a.conds:
                 conds = a.conds.split(",")
             elif d["kind"] == "command":
@@ -98,7 +104,10 @@ def main():
             else:
                 conds = ["white15", "babble10", "pink10", "cwhite15", "cpink10"]
             for cond in conds:
-                y = throughout(x, cond) if cond.startswith("c") else D.pad(with_speech(x, cond), rng=rng)
+                if cond.startswith("quiet"):
+                    y = with_speech(whole, cond)
+                else:
+                    y = throughout(x, cond) if cond.startswith("c") else D.pad(with_speech(x, cond), rng=rng)
                 name = os.path.basename(d["file"]).replace("_clean", "").replace(".wav", "") + f"_{cond}.wav"
                 path = os.path.join(a.out, name)
                 D.write(path, y)

@@ -526,6 +526,20 @@ final class NoiseFloorTests: XCTestCase {
         XCTAssertTrue(loud.prefix(100).allSatisfy { $0 > 32_700 } && loud.suffix(100).allSatisfy { $0 < -32_700 })
     }
 
+    /// The floor follows the audio's peak (`RecognizerSettings.noiseFloorPeakDB`): as far under it as -70 dB lies
+    /// under -3 dB, never under one step.
+    func testTheFloorFollowsThePeakButNotUnderOneStep() {
+        let floor = NoiseFloor(levelDB: -70)
+        XCTAssertEqual(floor.following(peakDB: -3, reference: -3).levelDB, -70, accuracy: 1e-9)
+        XCTAssertEqual(floor.following(peakDB: -13, reference: -3).levelDB, -80, accuracy: 1e-9)
+        XCTAssertEqual(floor.following(peakDB: 0, reference: -3).levelDB, -67, accuracy: 1e-9)
+        XCTAssertEqual(floor.following(peakDB: -33, reference: -3).levelDB, -90, accuracy: 1e-9, "one step")
+        let quiet = floor.following(peakDB: -23, reference: -3).apply([Int16](repeating: 0, count: 16_000)[...], start: 0)
+        let rms = (quiet.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(quiet.count)).squareRoot()
+        XCTAssertEqual(20 * log10(rms / 32768), -90, accuracy: 1.5)
+        XCTAssertFalse(NoiseFloor.holdsDigitalSilence(quiet[...], silenceDB: -100), "no frame of zeros left")
+    }
+
     func testDigitalSilenceIsAFrameUnderMinus80DB() {
         let quietNoise = NoiseFloor(levelDB: -65).apply([Int16](repeating: 0, count: 3200)[...], start: 0)
         XCTAssertFalse(NoiseFloor.holdsDigitalSilence(quietNoise[...]))

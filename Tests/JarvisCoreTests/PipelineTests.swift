@@ -1341,6 +1341,21 @@ extension PipelineTests {
                                             commands: set).query, "a cat videos", "off by default")
     }
 
+    /// A file 30 dB quieter is heard as at full level (`RecognizerSettings.noiseFloorPeakDB`): flite slt's "search
+    /// for football scores" peaking at -33 dBFS, with digital silence around it. With the floor at -70 dBFS
+    /// whatever the level, the language model heard "the conference".
+    func testAQuietFileIsHeardAsAtFullLevel() throws {
+        let speech = try synthesized("flite") { ["-voice", "slt", "-t", "hey jarvis, search for football scores", "-o", $0] }
+        let peak = Double(speech.map { abs(Int($0)) }.max() ?? 1)
+        let silence = [Int16](repeating: 0, count: 16_000)
+        let quiet = silence + speech.dropFirst(16_000).dropLast(16_000).map { Int16((Double($0) * 32768 * pow(10, -33.0 / 20) / peak).rounded()) } + silence
+        XCTAssertEqual(intents(try run(samples: quiet)).map { $0.slots["query"] }, [.string("football scores")])
+        var absolute = PipelineSettings()
+        absolute.recognizer.noiseFloorPeakDB = nil
+        XCTAssertNotEqual(intents(try run(samples: quiet, settings: absolute)).map { $0.slots["query"] },
+                          [.string("football scores")])
+    }
+
     /// flite awb's "search for cat videos": the model expecting the lead heard "search for a cat videos".
     func testASearchForCatVideosHasNoArticle() throws {
         let speech = try synthesized("flite") { ["-voice", "awb", "-t", "hey jarvis, search for cat videos", "-o", $0] }

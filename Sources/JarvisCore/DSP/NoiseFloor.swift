@@ -39,6 +39,12 @@ public struct NoiseFloor: Sendable, Equatable {
         return (Float(z >> 40) / Float(1 << 24) * 2 - 1) * amplitude
     }
 
+    /// The same noise as far under `peakDB` (dB re full scale) as this one lies under `reference`, at least
+    /// `lowestDB` (−90 dBFS: about one Int16 step RMS, under which rounding leaves digital silence again).
+    public func following(peakDB: Double, reference: Double, lowestDB: Double = -90) -> NoiseFloor {
+        NoiseFloor(levelDB: max(levelDB + peakDB - reference, lowestDB))
+    }
+
     /// Whether `samples` hold a 10 ms frame (160 samples) whose RMS is under `silenceDB` (dB re full scale):
     /// quieter than any microphone's own noise, so the audio was made or edited digitally.
     public static func holdsDigitalSilence(_ samples: ArraySlice<Int16>, silenceDB: Double = -80) -> Bool {

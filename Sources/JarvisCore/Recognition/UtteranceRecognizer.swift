@@ -295,6 +295,7 @@ public final class UtteranceRecognizer {
         liveStarted = false
         liveSamplesThisUtterance = 0
         liveFloored = false
+        segmentPeak = nil
         liveOffset = 0
         samplesSinceCheck = 0
         liveDone = mode != .wake || live == nil
@@ -412,7 +413,8 @@ public final class UtteranceRecognizer {
     /// `noiseFloor` when `original` (the same audio before noise reduction) holds digital silence, and with
     /// `settings.highBandFill` when it is band-limited.
     private func asHeard(_ samples: [Int16], start: Int, original: ArraySlice<Int16>) -> [Int16] {
-        let floored = noiseFloor?.apply(samples, start: start, ifSilenceIn: original) ?? samples
+        let floor = noiseFloor.map { floorFollowingPeak($0, of: original, start: start) }
+        let floored = floor?.apply(samples, start: start, ifSilenceIn: original) ?? samples
         guard let fill = settings.highBandFill, let rms = fill.level(for: original, spectrum: bandSpectrum) else {
             return floored
         }
@@ -421,6 +423,29 @@ public final class UtteranceRecognizer {
         }
         return fill.apply(floored[...], start: start, rms: rms)
     }
+
+    /// `floor` moved with the peak of the segment `audio` (from absolute sample `start`) lies in
+    /// (`RecognizerSettings.noiseFloorPeakDB`): the segment's whole peak, once its second pass has heard it (the
+    /// language model's audio is a part of it), else `audio`'s own.
+    private func floorFollowingPeak(_ floor: NoiseFloor, of audio: ArraySlice<Int16>, start: Int) -> NoiseFloor {
+        guard let reference = settings.noiseFloorPeakDB else { return floor }
+        let end = start + audio.count
+        let peak: Int
+        if let segment = segmentPeak, segment.samples.contains(start), end <= segment.samples.upperBound {
+            peak = segment.peak
+        } else {
+            peak = Self.peak(of: audio)
+            if audio.startIndex == fed.startIndex, audio.count == fed.count, start == utteranceStart {
+                segmentPeak = (start..<end, peak)
+            }
+        }
+        // In whole dB: clips normalised to the reference peak (the dev set's, to 0.1 dB) keep the floor they were
+        // measured with, sample for sample.
+        return floor.following(peakDB: (20 * log10(Double(max(peak, 1)) / 32768)).rounded(), reference: reference)
+    }
+    /// The segment's peak and its samples (absolute), as its second pass heard it.
+    private var segmentPeak: (samples: Range<Int>, peak: Int)?
+    static func peak(of audio: ArraySlice<Int16>) -> Int { audio.reduce(0) { max($0, abs(Int($1))) } }
 
     /// The mean the live decoder subtracts: the segment's so far, warm-started by the previous segments'.
     private func liveMean() -> [Float] {
