@@ -413,8 +413,10 @@ public final class UtteranceRecognizer {
     /// `noiseFloor` when `original` (the same audio before noise reduction) holds digital silence, and with
     /// `settings.highBandFill` when it is band-limited.
     private func asHeard(_ samples: [Int16], start: Int, original: ArraySlice<Int16>) -> [Int16] {
-        let floor = noiseFloor.map { floorFollowingPeak($0, of: original, start: start) }
-        let floored = floor?.apply(samples, start: start, ifSilenceIn: original) ?? samples
+        var floored = samples
+        if let noiseFloor, NoiseFloor.holdsDigitalSilence(original) {
+            floored = floorFollowingPeak(noiseFloor, of: original, start: start).apply(samples[...], start: start)
+        }
         guard let fill = settings.highBandFill, let rms = fill.level(for: original, spectrum: bandSpectrum) else {
             return floored
         }
@@ -424,27 +426,27 @@ public final class UtteranceRecognizer {
         return fill.apply(floored[...], start: start, rms: rms)
     }
 
-    /// `floor` moved with the peak of the segment `audio` (from absolute sample `start`) lies in
-    /// (`RecognizerSettings.noiseFloorPeakDB`): the segment's whole peak, once its second pass has heard it (the
-    /// language model's audio is a part of it), else `audio`'s own.
+    /// `floor` moved with the peak of the audio `audio` (from absolute sample `start`) is part of
+    /// (`RecognizerSettings.noiseFloorPeakDB`): the segment's (`rememberSegmentPeak`) when `audio` lies in it, as
+    /// the language model's audio does, else `audio`'s own.
     private func floorFollowingPeak(_ floor: NoiseFloor, of audio: ArraySlice<Int16>, start: Int) -> NoiseFloor {
         guard let reference = settings.noiseFloorPeakDB else { return floor }
-        let end = start + audio.count
         let peak: Int
-        if let segment = segmentPeak, segment.samples.contains(start), end <= segment.samples.upperBound {
+        if let segment = segmentPeak, segment.samples.contains(start), start + audio.count <= segment.samples.upperBound {
             peak = segment.peak
         } else {
             peak = Self.peak(of: audio)
-            if audio.startIndex == fed.startIndex, audio.count == fed.count, start == utteranceStart {
-                segmentPeak = (start..<end, peak)
-            }
         }
         // In whole dB: clips normalised to the reference peak (the dev set's, to 0.1 dB) keep the floor they were
         // measured with, sample for sample.
         return floor.following(peakDB: (20 * log10(Double(max(peak, 1)) / 32768)).rounded(), reference: reference)
     }
-    /// The segment's peak and its samples (absolute), as its second pass heard it.
+    /// The segment's peak (Int16 steps, before noise reduction) and its samples (absolute), from its second pass on.
     private var segmentPeak: (samples: Range<Int>, peak: Int)?
+    /// Remembers `fed`'s peak as the segment's, before its second pass hears it (`floorFollowingPeak`).
+    private func rememberSegmentPeak() {
+        segmentPeak = (utteranceStart..<(utteranceStart + fed.count), Self.peak(of: fed[...]))
+    }
     static func peak(of audio: ArraySlice<Int16>) -> Int { audio.reduce(0) { max($0, abs(Int($1))) } }
 
     /// The mean the live decoder subtracts: the segment's so far, warm-started by the previous segments'.
@@ -584,7 +586,10 @@ public final class UtteranceRecognizer {
         result.spanEnd = utteranceStart + fed.count
         guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
         // The whole-utterance decode made it already, unless it was gated before its second pass.
-        if commandAudio.count != fed.count { commandAudio = asHeard(fed, start: utteranceStart, original: fed[...]) }
+        if commandAudio.count != fed.count {
+            rememberSegmentPeak()
+            commandAudio = asHeard(fed, start: utteranceStart, original: fed[...])
+        }
         try holdSecondPass(openVowels: offersOpenVowels)
         guard let hyp = try decodeWithRetry(commandAudio[from...], search: "followup") else { return result }
         if Self.tracing {
@@ -649,6 +654,7 @@ public final class UtteranceRecognizer {
         }
         // Steady noise (hiss, fan) under the speech: the second pass and its verification hear it reduced.
         let heard = reducedNoise ?? steadyNoiseDenoiser()?.denoise(fed[...]) ?? fed
+        rememberSegmentPeak()
         commandAudio = asHeard(heard, start: utteranceStart, original: fed[...])
         fed = heard
         frameOffset = decoded.lowerBound
