@@ -1131,7 +1131,8 @@ public final class Pipeline {
     /// are parsed again together, and a shorter query of the same intent is taken.
     /// And an article before a plural (`articleBeforePluralDropped`) is not the query's.
     static func mendedQuery(_ query: String, lead: [String], intent: String, slot: String,
-                            commands: CommandSet, dropArticleBeforePlural: Bool = false) -> (query: String, lead: [String]) {
+                            commands: CommandSet,
+                            dropArticleBeforePlural: Bool = false) -> (query: String, lead: [String]) {
         var queryWords = CommandSet.normalizeWords(query)
         var query = query
         if queryWords.count > 1, queryWords.first == lead.last {

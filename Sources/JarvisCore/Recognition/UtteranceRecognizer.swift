@@ -432,7 +432,8 @@ public final class UtteranceRecognizer {
     private func floorFollowingPeak(_ floor: NoiseFloor, of audio: ArraySlice<Int16>, start: Int) -> NoiseFloor {
         guard let reference = settings.noiseFloorPeakDB else { return floor }
         let peak: Int
-        if let segment = segmentPeak, segment.samples.contains(start), start + audio.count <= segment.samples.upperBound {
+        if let segment = segmentPeak, segment.samples.contains(start),
+           start + audio.count <= segment.samples.upperBound {
             peak = segment.peak
         } else {
             peak = Self.peak(of: audio)
