@@ -52,12 +52,6 @@ public struct NoiseFloor: Sendable, Equatable {
         return WordLevel.meanSquares(of: samples).contains { $0 < limit }
     }
 
-    /// `samples` with the noise added when `original` (the same audio before any noise reduction) holds digital
-    /// silence, else `samples` as they are; `start` is the absolute index of the first sample in the stream.
-    public func apply(_ samples: [Int16], start: Int, ifSilenceIn original: ArraySlice<Int16>) -> [Int16] {
-        Self.holdsDigitalSilence(original) ? apply(samples[...], start: start) : samples
-    }
-
     /// `samples` with the noise added (rounded, clipped to the Int16 range); `start` is the absolute index of the
     /// first sample in the stream.
     public func apply(_ samples: ArraySlice<Int16>, start: Int) -> [Int16] {

@@ -1134,18 +1134,10 @@ public final class Pipeline {
                             commands: CommandSet,
                             dropArticleBeforePlural: Bool = false) -> (query: String, lead: [String]) {
         var queryWords = CommandSet.normalizeWords(query)
-        var query = query
-        if queryWords.count > 1, queryWords.first == lead.last {
-            queryWords.removeFirst()
-            query = queryWords.joined(separator: " ")
-        }
-        if dropArticleBeforePlural {
-            let kept = articleBeforePluralDropped(queryWords)
-            if kept.count < queryWords.count {
-                queryWords = kept
-                query = kept.joined(separator: " ")
-            }
-        }
+        let heardCount = queryWords.count
+        if queryWords.count > 1, queryWords.first == lead.last { queryWords.removeFirst() }
+        if dropArticleBeforePlural { queryWords = articleBeforePluralDropped(queryWords) }
+        let query = queryWords.count < heardCount ? queryWords.joined(separator: " ") : query
         let words = lead + queryWords
         if let whole = commands.parse(words), whole.name == intent, case .string(let shorter)? = whole.slots[slot],
            !shorter.isEmpty, shorter.count < query.count {

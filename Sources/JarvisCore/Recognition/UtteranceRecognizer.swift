@@ -411,10 +411,13 @@ public final class UtteranceRecognizer {
 
     /// `samples` (from absolute sample `start`) as the second pass and the language model hear them: with
     /// `noiseFloor` when `original` (the same audio before noise reduction) holds digital silence, and with
-    /// `settings.highBandFill` when it is band-limited.
-    private func asHeard(_ samples: [Int16], start: Int, original: ArraySlice<Int16>) -> [Int16] {
+    /// `settings.highBandFill` when it is band-limited. `segment`: `original` is the whole segment (its second
+    /// pass), whose peak the language model's audio, a part of it, takes for its floor (`floorFollowingPeak`).
+    private func asHeard(_ samples: [Int16], start: Int, original: ArraySlice<Int16>,
+                         segment: Bool = false) -> [Int16] {
         var floored = samples
         if let noiseFloor, NoiseFloor.holdsDigitalSilence(original) {
+            if segment { segmentPeak = (start..<(start + original.count), Self.peak(of: original)) }
             floored = floorFollowingPeak(noiseFloor, of: original, start: start).apply(samples[...], start: start)
         }
         guard let fill = settings.highBandFill, let rms = fill.level(for: original, spectrum: bandSpectrum) else {
@@ -427,8 +430,8 @@ public final class UtteranceRecognizer {
     }
 
     /// `floor` moved with the peak of the audio `audio` (from absolute sample `start`) is part of
-    /// (`RecognizerSettings.noiseFloorPeakDB`): the segment's (`rememberSegmentPeak`) when `audio` lies in it, as
-    /// the language model's audio does, else `audio`'s own.
+    /// (`RecognizerSettings.noiseFloorPeakDB`): the segment's (`segmentPeak`) when `audio` lies in it, as the
+    /// language model's audio does, else `audio`'s own.
     private func floorFollowingPeak(_ floor: NoiseFloor, of audio: ArraySlice<Int16>, start: Int) -> NoiseFloor {
         guard let reference = settings.noiseFloorPeakDB else { return floor }
         let peak: Int
@@ -442,12 +445,9 @@ public final class UtteranceRecognizer {
         // measured with, sample for sample.
         return floor.following(peakDB: (20 * log10(Double(max(peak, 1)) / 32768)).rounded(), reference: reference)
     }
-    /// The segment's peak (Int16 steps, before noise reduction) and its samples (absolute), from its second pass on.
+    /// The segment's peak (Int16 steps, before noise reduction) and its samples (absolute), measured by its second
+    /// pass when it holds digital silence (`asHeard`).
     private var segmentPeak: (samples: Range<Int>, peak: Int)?
-    /// Remembers `fed`'s peak as the segment's, before its second pass hears it (`floorFollowingPeak`).
-    private func rememberSegmentPeak() {
-        segmentPeak = (utteranceStart..<(utteranceStart + fed.count), Self.peak(of: fed[...]))
-    }
     static func peak(of audio: ArraySlice<Int16>) -> Int { audio.reduce(0) { max($0, abs(Int($1))) } }
 
     /// The mean the live decoder subtracts: the segment's so far, warm-started by the previous segments'.
@@ -588,8 +588,7 @@ public final class UtteranceRecognizer {
         guard fed.count - from >= Self.samplesPerFrame * 10 else { return result }
         // The whole-utterance decode made it already, unless it was gated before its second pass.
         if commandAudio.count != fed.count {
-            rememberSegmentPeak()
-            commandAudio = asHeard(fed, start: utteranceStart, original: fed[...])
+            commandAudio = asHeard(fed, start: utteranceStart, original: fed[...], segment: true)
         }
         try holdSecondPass(openVowels: offersOpenVowels)
         guard let hyp = try decodeWithRetry(commandAudio[from...], search: "followup") else { return result }
@@ -655,8 +654,7 @@ public final class UtteranceRecognizer {
         }
         // Steady noise (hiss, fan) under the speech: the second pass and its verification hear it reduced.
         let heard = reducedNoise ?? steadyNoiseDenoiser()?.denoise(fed[...]) ?? fed
-        rememberSegmentPeak()
-        commandAudio = asHeard(heard, start: utteranceStart, original: fed[...])
+        commandAudio = asHeard(heard, start: utteranceStart, original: fed[...], segment: true)
         fed = heard
         frameOffset = decoded.lowerBound
         defer { frameOffset = 0 }
