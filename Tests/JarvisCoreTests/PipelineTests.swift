@@ -608,12 +608,13 @@ extension PipelineTests {
         XCTAssertEqual(rejectionReasons(without), ["not-a-command"])
     }
 
-    /// The fixture `command` under babble from `from` seconds on, `underDB` dB under the command's active level
+    /// The fixture `command`, then `after` seconds of silence, under babble from `from` seconds on, `underDB` dB
+    /// under the command's active level
     /// (devset.py's: the RMS of the 20 ms frames louder than a tenth of the loudest). The babble is three
     /// streams of other fixtures' sentences after their "hey jarvis" (from 1.9 s): "tell me a joke" and "set the
     /// volume to seven", "what a lovely day it is" and "set a timer for ten minutes" (flite kal16), and the
     /// latter two the other way round; it repeats if the command is longer.
-    func babbleMix(_ command: String, from: Double, underDB: Double) throws -> [Int16] {
+    func babbleMix(_ command: String, from: Double, underDB: Double, after: Double = 0) throws -> [Int16] {
         func tail(_ name: String) throws -> [Double] {
             try readAll(fixtures.appendingPathComponent(name).path).dropFirst(30_400).map(Double.init)
         }
@@ -630,7 +631,7 @@ extension PipelineTests {
             let active = frames.filter { $0 > 0.1 * loudest }
             return active.isEmpty ? 1 : (active.reduce(0) { $0 + $1 * $1 } / Double(active.count)).squareRoot()
         }
-        let speech = try readAll(fixtures.appendingPathComponent(command).path)
+        let speech = try readAll(fixtures.appendingPathComponent(command).path) + [Int16](repeating: 0, count: AudioFormat.samples(after))
         let start = Int(from * 16_000)
         let under = (0..<(speech.count - start)).map { babble[$0 % length] }
         let gain = activeLevel(speech.map(Double.init)) / pow(10, underDB / 20) / activeLevel(under)
@@ -663,6 +664,24 @@ extension PipelineTests {
         XCTAssertEqual(count(events, "wake"), 1)
         XCTAssertEqual(count(events, "rejected"), 1)
         XCTAssertEqual(events, try run(samples: scroll, settings: unfloored))
+    }
+
+    /// A room already talking goes on after the command: festival ked's "hey jarvis, new tab" under babble 10 dB
+    /// down that runs on for a second after it wakes only when heard again floored, and there the talk after
+    /// "tab", 10 dB or more under the wake phrase, is the room's (`quietTrailingSpeechFlooredConfidence`): the
+    /// tab opens. Without the level check in the floored hearing that talk makes the command part of a sentence, and
+    /// nothing happens.
+    func testTheRoomsTalkAfterACommandHeardFlooredIsNotTheTalkers() throws {
+        var unfloored = PipelineSettings()
+        unfloored.babbleFloor = nil
+        var anySpeech = PipelineSettings()
+        anySpeech.quietTrailingSpeechFlooredConfidence = nil
+        let mixed = try babbleMix("ked_new_tab.flac", from: 1.0, underDB: 10, after: 1.0)
+        XCTAssertEqual(count(try run(samples: mixed, settings: unfloored), "wake"), 0)
+        XCTAssertEqual(intents(try run(samples: mixed)).map { $0.slots["target"] }, [.string("new_tab")])
+        let withoutCheck = try run(samples: mixed, settings: anySpeech)
+        XCTAssertEqual(intents(withoutCheck), [])
+        XCTAssertEqual(count(withoutCheck, "wake"), 0, "the floored hearing's events are dropped with its command")
     }
 
     /// Under babble 7 dB down, espeak-ng's high voice's "hey jarvis, new tab" is heard with the acoustic model
