@@ -609,11 +609,10 @@ extension PipelineTests {
     }
 
     /// The fixture `command`, then `after` seconds of silence, under babble from `from` seconds on, `underDB` dB
-    /// under the command's active level
-    /// (devset.py's: the RMS of the 20 ms frames louder than a tenth of the loudest). The babble is three
-    /// streams of other fixtures' sentences after their "hey jarvis" (from 1.9 s): "tell me a joke" and "set the
-    /// volume to seven", "what a lovely day it is" and "set a timer for ten minutes" (flite kal16), and the
-    /// latter two the other way round; it repeats if the command is longer.
+    /// under the command's active level (devset.py's: the RMS of the 20 ms frames louder than a tenth of the
+    /// loudest). The babble is three streams of other fixtures' sentences after their "hey jarvis" (from 1.9 s):
+    /// "tell me a joke" and "set the volume to seven", "what a lovely day it is" and "set a timer for ten minutes"
+    /// (flite kal16), and the latter two the other way round; it repeats if the command is longer.
     func babbleMix(_ command: String, from: Double, underDB: Double, after: Double = 0) throws -> [Int16] {
         func tail(_ name: String) throws -> [Double] {
             try readAll(fixtures.appendingPathComponent(name).path).dropFirst(30_400).map(Double.init)
@@ -631,7 +630,8 @@ extension PipelineTests {
             let active = frames.filter { $0 > 0.1 * loudest }
             return active.isEmpty ? 1 : (active.reduce(0) { $0 + $1 * $1 } / Double(active.count)).squareRoot()
         }
-        let speech = try readAll(fixtures.appendingPathComponent(command).path) + [Int16](repeating: 0, count: AudioFormat.samples(after))
+        let speech = try readAll(fixtures.appendingPathComponent(command).path)
+            + [Int16](repeating: 0, count: AudioFormat.samples(after))
         let start = Int(from * 16_000)
         let under = (0..<(speech.count - start)).map { babble[$0 % length] }
         let gain = activeLevel(speech.map(Double.init)) / pow(10, underDB / 20) / activeLevel(under)
@@ -667,10 +667,10 @@ extension PipelineTests {
     }
 
     /// A room already talking goes on after the command: festival ked's "hey jarvis, new tab" under babble 10 dB
-    /// down that runs on for a second after it wakes only when heard again floored, and there the talk after
-    /// "tab", 10 dB or more under the wake phrase, is the room's (`quietTrailingSpeechFlooredConfidence`): the
-    /// tab opens. Without the level check in the floored hearing that talk makes the command part of a sentence, and
-    /// nothing happens.
+    /// down that runs on for a second after it wakes only when heard again floored, and there the talk after "tab",
+    /// 10 dB or more under the wake phrase, is the room's (`quietTrailingSpeechFlooredConfidence`; the command is
+    /// 0.995 sure or more): the tab opens. Without the level check in the floored hearing that talk makes the
+    /// command part of a sentence, and nothing happens.
     func testTheRoomsTalkAfterACommandHeardFlooredIsNotTheTalkers() throws {
         var unfloored = PipelineSettings()
         unfloored.babbleFloor = nil

@@ -1093,9 +1093,10 @@ public final class Pipeline {
         guard trailingPhones >= settings.minTrailingPhones,
               AudioFormat.seconds(to - from) >= settings.maxTrailingSpeech else { return false }
         // Speech well under the talker's level is somebody else's (a room already talking, a TV): the talker
-        // stopped after the command.
-        if !hearingFloored || settings.quietTrailingSpeechFlooredConfidence.map({ result.confidence >= $0 }) == true,
-           let drop = settings.quietTrailingSpeechDrop, from >= history.startSample,
+        // stopped after the command. Heard with the babble floored, only after a very sure command.
+        let levelCompared = !hearingFloored
+            || settings.quietTrailingSpeechFlooredConfidence.map { result.confidence >= $0 } ?? false
+        if levelCompared, let drop = settings.quietTrailingSpeechDrop, from >= history.startSample,
            let talker = talkerLevel(in: result),
            let after = WordLevel.level(of: history.samples(from: from, to: to)[...]) {
             // The room's talk is compared only for a sure command: in noise nothing else checks an unsure one
