@@ -88,9 +88,9 @@ public struct PipelineSettings: Sendable, Equatable {
     /// talking room's sentence, or a misheard command, to a command, less sure, and the room goes on after it:
     /// "make the text bigger please" became "please open twitter please" (0.947), "play some relaxing music"
     /// "please open up youtube" (0.98), espeak-ng f3's "go forward" "go home please" (0.990); the right commands so
-    /// dropped were 0.9957–0.9996 sure. Measured (the dev set's commands under other talkers' babble running from 3
-    /// s before the command to 1 s after it): the babble set 27.8 → 30.4 %, the voice set 5.4 → 7.6 % of intents;
-    /// see docs/accuracy.md, stop 75.
+    /// dropped were 0.9957–0.9996 sure. Measured (commands under other talkers' babble running from 3 s before the
+    /// command to 1 s after it): intents 27.8 → 30.4 % on the babble set, 5.4 → 7.6 % on the voice set under that
+    /// babble; see docs/accuracy.md, stop 75.
     public var quietTrailingSpeechFlooredConfidence: Double? = 0.995
     /// Mains hum (50 or 60 Hz and its harmonics) is notched out of the audio before the VAD and the recognisers
     /// hear it (`HumRemover`; nil: never); the notches change only between utterances. Audio without hum passes
