@@ -53,7 +53,7 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("PocketSphinx word insertion penalty of the grammar search.", visibility: .hidden))
     var wordInsertionPenalty: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Wake verification threshold: nats per frame of the wake phrase over a free phone loop.", visibility: .hidden))
+    @Option(name: .long, help: ArgumentHelp("Wake verification threshold in quiet (the config's wake_threshold; default 0.8): nats per frame of the name over a free phone loop; the threshold under steady noise moves with it.", visibility: .hidden))
     var wakeThreshold: Double?
 
     @Option(name: .long, help: ArgumentHelp("Command verification threshold: nats per frame of the command over a free phone loop.", visibility: .hidden))
@@ -92,7 +92,13 @@ struct CommonOptions: ParsableArguments {
         if let garbageCost, !(garbageCost >= 0) { throw ValidationError("--garbage-cost must be zero or more.") }
         r.garbageCost = garbageCost ?? r.garbageCost
         r.wordInsertionPenalty = wordInsertionPenalty ?? r.wordInsertionPenalty
-        r.wakeThreshold = wakeThreshold ?? r.wakeThreshold
+        if let threshold = wakeThreshold ?? config.wakeThreshold {
+            let range = RecognizerSettings.wakeThresholdRange
+            guard range.contains(threshold) else {
+                throw ValidationError("--wake-threshold must be between \(range.lowerBound) and \(range.upperBound).")
+            }
+            r.setWakeThreshold(threshold)
+        }
         r.commandThreshold = commandThreshold ?? r.commandThreshold
         if let confidentWake { s.confidentWake = confidentWake }
         guard streamingWake == "on" || streamingWake == "off" else { throw ValidationError("--streaming-wake must be on or off.") }

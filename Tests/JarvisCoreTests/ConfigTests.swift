@@ -23,12 +23,29 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(ConfigCheck.missingWords(config, dictionaryPath: dictionary), [])
         XCTAssertEqual(ConfigCheck.duplicates(config), [])
         XCTAssertEqual(config.actions, .auto)
+        XCTAssertEqual(config.wakeThreshold, 0.8)
         XCTAssertEqual(config.action.searchURL, "https://duckduckgo.com/?q={query}")
         XCTAssertEqual(config.sites["hacker news"], "https://news.ycombinator.com/")
         XCTAssertNil(config.sites["twitter"], "a site set to ~ is removed")
         XCTAssertEqual(config.action.keys["next_tab"]?.description, "ctrl+Next")
         XCTAssertEqual(config.customCommands.map(\.name), ["launch", "volume", "set_volume", "save", "scroll", "scroll"])
         XCTAssertEqual(config.pronunciations, ["netflix": ["N EH T F L IH K S"], "gif": ["G IH F", "JH IH F"]])
+    }
+
+    /// `wake_threshold` is the wake phrase's bar in quiet; the bar under steady noise moves with it (keeping its
+    /// fall), and a value outside 0.3–1.5 or not a number is a problem with its line.
+    func testWakeThresholdMovesBothBars() throws {
+        let (config, diagnostics) = parse("wake_threshold: 0.6\n")
+        XCTAssertEqual(diagnostics, [])
+        XCTAssertEqual(config.wakeThreshold, 0.6)
+        var settings = RecognizerSettings()
+        let fall = settings.wakeThreshold - settings.noisyWakeThreshold
+        settings.setWakeThreshold(try XCTUnwrap(config.wakeThreshold))
+        XCTAssertEqual(settings.wakeThreshold, 0.6)
+        XCTAssertEqual(settings.noisyWakeThreshold, 0.6 - fall, accuracy: 1e-12)
+        XCTAssertEqual(problems("wake_threshold: 0.1\n"), ["1: wake_threshold must be between 0.3 and 1.5"])
+        XCTAssertEqual(problems("wake_threshold: low\n"), ["1: wake_threshold must be a number"])
+        XCTAssertEqual(problems("wake_treshold: 0.6\n"), ["1: unknown setting 'wake_treshold' (did you mean 'wake_threshold'?)"])
     }
 
     /// espeak-ng's IPA as the model's phones: digraphs before their letters, stress and length marks dropped, a

@@ -160,6 +160,7 @@ final class ReplayCommandTests: XCTestCase {
         XCTAssertEqual(try jarvis(["replay"]).status, 2)
         XCTAssertEqual(try jarvis(["frobnicate"]).status, 2)
         XCTAssertEqual(try jarvis(["replay", fixture("scroll_down.wav"), "--wake-phrase", "  "]).status, 2)
+        XCTAssertEqual(try jarvis(["replay", fixture("scroll_down.wav"), "--wake-threshold", "5"]).status, 2)
     }
 
     func testHelpExitsWith0() throws {

@@ -7,7 +7,7 @@ public struct ConfigLoader {
     public let file: String
     public private(set) var diagnostics: [ConfigDiagnostic] = []
 
-    static let topKeys = ["wake_phrase", "follow_up_window", "actions", "opener", "search_url", "scroll_notches",
+    static let topKeys = ["wake_phrase", "wake_threshold", "follow_up_window", "actions", "opener", "search_url", "scroll_notches",
                           "sites", "words", "keys", "slots", "commands"]
     static let commandKeys = ["say", "name", "run", "keys", "intent", "with"]
     static let builtinIntents = ["scroll", "click", "navigate", "search"]
@@ -89,6 +89,8 @@ public struct ConfigLoader {
                     if words.isEmpty { report(value, "wake_phrase must contain at least one word") }
                     else { config.wakePhrase = words.joined(separator: " ") }
                 }
+            case "wake_threshold":
+                if let d = number(value, key, in: RecognizerSettings.wakeThresholdRange, unit: "") { config.wakeThreshold = d }
             case "follow_up_window":
                 if let d = number(value, key, in: 0.5...60) { config.followUpWindow = d }
             case "actions":
@@ -340,9 +342,9 @@ public struct ConfigLoader {
         return s.string
     }
 
-    mutating func number(_ node: Node, _ what: String, in range: ClosedRange<Double>) -> Double? {
+    mutating func number(_ node: Node, _ what: String, in range: ClosedRange<Double>, unit: String = " of seconds") -> Double? {
         guard let d = node.float ?? node.int.map(Double.init), node.scalar != nil else {
-            report(node, "\(what) must be a number of seconds"); return nil
+            report(node, "\(what) must be a number\(unit)"); return nil
         }
         guard range.contains(d) else { report(node, "\(what) must be between \(range.lowerBound) and \(range.upperBound)"); return nil }
         return d

@@ -8,6 +8,9 @@ public struct JarvisConfig: Sendable {
     public var wakePhrase: String?
     /// Seconds after a lone wake phrase during which a command is accepted.
     public var followUpWindow: Double?
+    /// `wake_threshold`: the wake phrase's verification bar in quiet (nats per 10 ms frame of the name over free
+    /// speech; `RecognizerSettings.setWakeThreshold`). nil: the default (0.8).
+    public var wakeThreshold: Double?
     public var actions: ActionBackendChoice?
     /// URL opener argv (the URL is appended).
     public var opener: [String]?

@@ -38,6 +38,18 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var noisyWakeThreshold = 0.6
     public var noisyCommandThreshold = -0.3
     public var cleanSNR = 30.0
+    /// The wake thresholds in quiet a user may set (nats per frame): under the noisy fall (0.2) the bar stays
+    /// above 0.
+    public static let wakeThresholdRange: ClosedRange<Double> = 0.3...1.5
+    /// Sets the wake threshold in quiet (`wakeThreshold`, nats per frame) and moves the one under steady noise
+    /// (`noisyWakeThreshold`) by as much, so the bar keeps its fall under noise: the user's sensitivity (the
+    /// config's `wake_threshold`). Lower wakes more often on voices the model fits less well (accents) and on
+    /// names that sound like the wake phrase; docs/accuracy.md has the trade measured.
+    public mutating func setWakeThreshold(_ quiet: Double) {
+        precondition(Self.wakeThresholdRange.contains(quiet), "wake threshold out of range")
+        noisyWakeThreshold += quiet - wakeThreshold
+        wakeThreshold = quiet
+    }
     public var noisySNR = 20.0
     /// Spread of the quiet frames' levels (dB) up to which the noise counts as steady (white and pink noise:
     /// 1–2.6 dB; babble: 4–8 dB); the lowering fades out 1 dB above it. Changing noise such as babble does
