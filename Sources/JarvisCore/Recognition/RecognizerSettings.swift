@@ -38,6 +38,7 @@ public struct RecognizerSettings: Sendable, Equatable {
     public var noisyWakeThreshold = 0.6
     public var noisyCommandThreshold = -0.3
     public var cleanSNR = 30.0
+    public var noisySNR = 20.0
     /// The wake thresholds in quiet a user may set (nats per frame): under the noisy fall (0.2) the bar stays
     /// above 0.
     public static let wakeThresholdRange: ClosedRange<Double> = 0.3...1.5
@@ -50,7 +51,6 @@ public struct RecognizerSettings: Sendable, Equatable {
         noisyWakeThreshold += quiet - wakeThreshold
         wakeThreshold = quiet
     }
-    public var noisySNR = 20.0
     /// Spread of the quiet frames' levels (dB) up to which the noise counts as steady (white and pink noise:
     /// 1–2.6 dB; babble: 4–8 dB); the lowering fades out 1 dB above it. Changing noise such as babble does
     /// not bring the scores together: lowering the thresholds there let confusable phrases through.
