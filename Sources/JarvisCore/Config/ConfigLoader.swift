@@ -90,7 +90,7 @@ public struct ConfigLoader {
                     else { config.wakePhrase = words.joined(separator: " ") }
                 }
             case "wake_threshold":
-                if let d = number(value, key, in: RecognizerSettings.wakeThresholdRange, unit: "") { config.wakeThreshold = d }
+                if let d = number(value, key, in: RecognizerSettings.wakeThresholdRange, unit: nil) { config.wakeThreshold = d }
             case "follow_up_window":
                 if let d = number(value, key, in: 0.5...60) { config.followUpWindow = d }
             case "actions":
@@ -342,9 +342,10 @@ public struct ConfigLoader {
         return s.string
     }
 
-    mutating func number(_ node: Node, _ what: String, in range: ClosedRange<Double>, unit: String = " of seconds") -> Double? {
+    /// A number within `range`; `unit` names what it counts in the problem ("a number of seconds"), nil for none.
+    mutating func number(_ node: Node, _ what: String, in range: ClosedRange<Double>, unit: String? = "seconds") -> Double? {
         guard let d = node.float ?? node.int.map(Double.init), node.scalar != nil else {
-            report(node, "\(what) must be a number\(unit)"); return nil
+            report(node, "\(what) must be a number" + (unit.map { " of \($0)" } ?? "")); return nil
         }
         guard range.contains(d) else { report(node, "\(what) must be between \(range.lowerBound) and \(range.upperBound)"); return nil }
         return d

@@ -1095,7 +1095,7 @@ public final class Pipeline {
         // Speech well under the talker's level is somebody else's (a room already talking, a TV): the talker
         // stopped after the command. Heard with the babble floored, only after a very sure command.
         let levelCompared = !hearingFloored
-            || settings.quietTrailingSpeechFlooredConfidence.map { result.confidence >= $0 } ?? false
+            || (settings.quietTrailingSpeechFlooredConfidence.map { result.confidence >= $0 } ?? false)
         if levelCompared, let drop = settings.quietTrailingSpeechDrop, from >= history.startSample,
            let talker = talkerLevel(in: result),
            let after = WordLevel.level(of: history.samples(from: from, to: to)[...]) {
