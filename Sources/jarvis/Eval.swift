@@ -11,7 +11,8 @@ extension Jarvis {
             [{"name", "slots", "t"}]}} (../shared/eval/devset.py and realset.py write them). Each clip is replayed \
             from a fresh pipeline state with dry-run actions; the models are loaded once per worker. Rows and \
             columns are those of score.py; clips of kind "rejection" (the wake phrase, then no command) add the share \
-            of them rejected. With --json, one line: score.py's summary object. `make eval` runs the dev set, the \
+            of them rejected, and clips that say a command add how many of them were acted on wrongly (an intent \
+            that is not the one said: score.py counts them with the misses). With --json, one line: score.py's summary object. `make eval` runs the dev set, the \
             real recordings and the non-command set.
             """)
 

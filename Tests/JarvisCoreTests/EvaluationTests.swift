@@ -39,4 +39,32 @@ final class EvaluationTests: XCTestCase {
         XCTAssertTrue(table.render().contains("transcripts"))
         XCTAssertFalse(EvaluationTable().render().contains("transcripts"))
     }
+
+    func testWrongActionsAreCountedApartFromMisses() {
+        let scrollDown = ManifestEntry.ExpectedIntent(name: "scroll", slots: ["direction": .string("down")], t: nil)
+        func entry(_ kind: String, _ condition: String) -> ManifestEntry {
+            ManifestEntry(file: "/x.wav", kind: kind, condition: condition, expectWake: true, expectIntents: [scrollDown])
+        }
+        func heard(_ intents: [Intent]) -> ClipOutcome {
+            var o = ClipOutcome(); o.wakes = 1; o.intents = intents.map { .init(intent: $0, t: 1) }; return o
+        }
+        let down = Intent(name: "scroll", slots: ["direction": .string("down")], text: "scroll down")
+        let up = Intent(name: "scroll", slots: ["direction": .string("up")], text: "scroll up")
+        var table = EvaluationTable()
+        table.add(entry("command", "clean"), heard([down]))        // right
+        table.add(entry("command", "clean"), heard([]))            // a miss: rejected, nothing done
+        table.add(entry("command", "white15"), heard([up]))        // wrong
+        table.add(entry("command", "white15"), heard([down, up]))  // the right one and one too many
+        table.add(entry("paraphrase", "clean"), heard([down]))
+        XCTAssertEqual(table.rows["command/clean"]?.commands, 2)
+        XCTAssertEqual(table.rows["command/clean"]?.wrongActions, 0)
+        XCTAssertEqual(table.rows["command/white15"]?.wrongActions, 2)
+        XCTAssertEqual(table.rows["command/white15"]?.intentOK, 0)
+        XCTAssertTrue(table.render().contains(
+            "commands acted on wrongly: 2/5 (40.0 %): command/clean 0, command/white15 2, paraphrase 0\n"), table.render())
+        var negativesOnly = EvaluationTable()
+        negativesOnly.add(ManifestEntry(file: "/n.wav", kind: "negative", condition: "clean", expectWake: false,
+                                        expectIntents: []), heard([up]))
+        XCTAssertFalse(negativesOnly.render().contains("acted on wrongly"))
+    }
 }

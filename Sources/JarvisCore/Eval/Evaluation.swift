@@ -88,6 +88,9 @@ public struct EvaluationTable: Sendable {
         public var streamHits = 0, streamWanted = 0, streamExtra = 0
         /// Clips of kind "rejection" (the wake phrase, then speech that is no command): how many gave no intent.
         public var nonCommands = 0, nonCommandsRejected = 0
+        /// Clips that say one command (not streams), and how many of them gave an intent that is not it (a wrong
+        /// action, or one too many): worse than a miss, which `intentOK` does not tell apart.
+        public var commands = 0, wrongActions = 0
     }
     /// Transcription of the clips of one slice that have a text (`--transcripts`).
     public struct TranscriptRow: Sendable, Equatable {
@@ -134,6 +137,8 @@ public struct EvaluationTable: Sendable {
             row.streamExtra += max(0, outcome.intents.count - entry.expectIntents.count)
         } else if let want = entry.expectIntents.first {
             let ok = outcome.intents.count == 1 && Self.matches(outcome.intents[0].intent, want)
+            row.commands += 1
+            if !ok && !outcome.intents.isEmpty { row.wrongActions += 1 }
             if ok { row.intentOK += 1 } else {
                 failures.append((file: entry.file, got: got.isEmpty ? (outcome.wakes > 0 ? "(wake only)" : "(nothing)") : got))
             }
@@ -206,7 +211,8 @@ public struct EvaluationTable: Sendable {
         return true
     }
 
-    /// The table of score.py (same columns and rows), then the rejection share when there were non-commands.
+    /// The table of score.py (same columns and rows), then the rejection share when there were non-commands, and
+    /// how many command clips gave a wrong intent (score.py's intent column counts them with the misses).
     public func render() -> String {
         func pad(_ s: String, _ w: Int, left: Bool = false) -> String {
             let p = String(repeating: " ", count: max(0, w - s.count))
@@ -228,6 +234,13 @@ public struct EvaluationTable: Sendable {
             let rejected = rows.values.reduce(0) { $0 + $1.nonCommandsRejected }
             out += String(format: "non-commands after a wake rejected: %d/%d (%.1f %%)\n", rejected, nonCommands,
                           100 * Double(rejected) / Double(nonCommands))
+        }
+        let commandSlices = rows.filter { $0.value.commands > 0 }.sorted { $0.key < $1.key }
+        if !commandSlices.isEmpty {
+            let wrong = commandSlices.reduce(0) { $0 + $1.value.wrongActions }
+            let clips = commandSlices.reduce(0) { $0 + $1.value.commands }
+            out += String(format: "commands acted on wrongly: %d/%d (%.1f %%): ", wrong, clips, 100 * Double(wrong) / Double(clips))
+                + commandSlices.map { "\($0.key) \($0.value.wrongActions)" }.joined(separator: ", ") + "\n"
         }
         if !transcriptRows.isEmpty {
             let w = max(24, transcriptRows.keys.map(\.count).max() ?? 0)
