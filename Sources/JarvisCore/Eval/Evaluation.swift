@@ -89,8 +89,9 @@ public struct EvaluationTable: Sendable {
         /// Clips of kind "rejection" (the wake phrase, then speech that is no command): how many gave no intent.
         public var nonCommands = 0, nonCommandsRejected = 0
         /// Clips that say one command (not streams), and how many of them gave an intent that is not it (a wrong
-        /// action, or one too many): worse than a miss, which `intentOK` does not tell apart.
-        public var commands = 0, wrongActions = 0
+        /// action, or one too many): worse than a miss, which `intentOK` does not tell apart. `wrongQueries`: those
+        /// of them that said a search and gave one search, for other words (the milder kind).
+        public var commands = 0, wrongActions = 0, wrongQueries = 0
     }
     /// Transcription of the clips of one slice that have a text (`--transcripts`).
     public struct TranscriptRow: Sendable, Equatable {
@@ -138,7 +139,12 @@ public struct EvaluationTable: Sendable {
         } else if let want = entry.expectIntents.first {
             let ok = outcome.intents.count == 1 && Self.matches(outcome.intents[0].intent, want)
             row.commands += 1
-            if !ok && !outcome.intents.isEmpty { row.wrongActions += 1 }
+            if !ok && !outcome.intents.isEmpty {
+                row.wrongActions += 1
+                if want.name == "search", outcome.intents.count == 1, outcome.intents[0].intent.name == "search" {
+                    row.wrongQueries += 1
+                }
+            }
             if ok { row.intentOK += 1 } else {
                 failures.append((file: entry.file, got: got.isEmpty ? (outcome.wakes > 0 ? "(wake only)" : "(nothing)") : got))
             }
@@ -239,7 +245,9 @@ public struct EvaluationTable: Sendable {
         if !commandSlices.isEmpty {
             let wrong = commandSlices.reduce(0) { $0 + $1.value.wrongActions }
             let clips = commandSlices.reduce(0) { $0 + $1.value.commands }
-            out += String(format: "commands acted on wrongly: %d/%d (%.1f %%): ", wrong, clips, 100 * Double(wrong) / Double(clips))
+            let queries = commandSlices.reduce(0) { $0 + $1.value.wrongQueries }
+            out += String(format: "commands acted on wrongly: %d/%d (%.1f %%; %d of them a search for other words): ",
+                          wrong, clips, 100 * Double(wrong) / Double(clips), queries)
                 + commandSlices.map { "\($0.key) \($0.value.wrongActions)" }.joined(separator: ", ") + "\n"
         }
         if !transcriptRows.isEmpty {
