@@ -12,8 +12,9 @@ extension Jarvis {
             from a fresh pipeline state with dry-run actions; the models are loaded once per worker. Rows and \
             columns are those of score.py; clips of kind "rejection" (the wake phrase, then no command) add the share \
             of them rejected, and clips that say a command add how many of them were acted on wrongly (an intent \
-            that is not the one said: score.py counts them with the misses; searches for other words apart). With --json, one line: score.py's summary object. `make eval` runs the dev set, the \
-            real recordings and the non-command set.
+            that is not the one said: score.py counts them with the misses; searches for other words apart). With \
+            --json, one line: score.py's summary object. `make eval` runs the dev set, the real recordings and the \
+            non-command set.
             """)
 
         @Argument(help: "Manifest files (JSON lines); several are scored as one table.")

@@ -57,7 +57,8 @@ final class EvaluationTests: XCTestCase {
         table.add(entry("command", "white15"), heard([down, up]))  // the right one and one too many
         table.add(entry("paraphrase", "clean"), heard([down]))
         let search = ManifestEntry.ExpectedIntent(name: "search", slots: ["query": .string("used cars")], t: nil)
-        let misheard = Intent(name: "search", slots: ["query": .string("you is the current")], text: "search for you is the current")
+        let misheard = Intent(name: "search", slots: ["query": .string("you is the current")],
+                              text: "search for you is the current")
         table.add(ManifestEntry(file: "/s.wav", kind: "command", condition: "clean", expectWake: true,
                                 expectIntents: [search]), heard([misheard]))
         XCTAssertEqual(table.rows["command/clean"]?.commands, 3)
@@ -67,7 +68,8 @@ final class EvaluationTests: XCTestCase {
         XCTAssertEqual(table.rows["command/white15"]?.wrongActions, 2)
         XCTAssertEqual(table.rows["command/white15"]?.intentOK, 0)
         XCTAssertTrue(table.render().contains(
-            "commands acted on wrongly: 3/6 (50.0 %; 1 of them a search for other words): command/clean 1, command/white15 2, paraphrase 0\n"), table.render())
+            "commands acted on wrongly: 3/6 (50.0 %; 1 of them a search for other words): "
+                + "command/clean 1, command/white15 2, paraphrase 0\n"), table.render())
         var negativesOnly = EvaluationTable()
         negativesOnly.add(ManifestEntry(file: "/n.wav", kind: "negative", condition: "clean", expectWake: false,
                                         expectIntents: []), heard([up]))

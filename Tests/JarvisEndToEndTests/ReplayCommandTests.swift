@@ -315,7 +315,8 @@ extension ReplayCommandTests {
         XCTAssertTrue(rows.contains(["command/clean", "2", "100.0", "50.0", "0", "0", "0"]), r.stdout)
         XCTAssertTrue(rows.contains(["negative", "1", "-", "-", "0", "0", "0"]), r.stdout)
         XCTAssertTrue(r.stdout.contains("non-commands after a wake rejected: 2/2 (100.0 %)"), r.stdout)
-        XCTAssertTrue(r.stdout.contains("commands acted on wrongly: 1/2 (50.0 %; 0 of them a search for other words): command/clean 1\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains(
+            "commands acted on wrongly: 1/2 (50.0 %; 0 of them a search for other words): command/clean 1\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("miss session.wav: navigate {target: back}, click"), r.stdout)
         XCTAssertTrue(r.stdout.contains("summary {\"command_intent_acc\":0.5,"), r.stdout)
         let json = try jarvis(["eval", manifest.path, "--json"])

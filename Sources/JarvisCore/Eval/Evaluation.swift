@@ -141,6 +141,7 @@ public struct EvaluationTable: Sendable {
             row.commands += 1
             if !ok && !outcome.intents.isEmpty {
                 row.wrongActions += 1
+                // "search": DESIGN.md's intent with free text (its query).
                 if want.name == "search", outcome.intents.count == 1, outcome.intents[0].intent.name == "search" {
                     row.wrongQueries += 1
                 }
