@@ -137,14 +137,13 @@ public struct EvaluationTable: Sendable {
             }
             row.streamExtra += max(0, outcome.intents.count - entry.expectIntents.count)
         } else if let want = entry.expectIntents.first {
-            let ok = outcome.intents.count == 1 && Self.matches(outcome.intents[0].intent, want)
+            let heard = outcome.intents.map(\.intent)
+            let ok = heard.count == 1 && Self.matches(heard[0], want)
             row.commands += 1
-            if !ok && !outcome.intents.isEmpty {
+            if !ok, let first = heard.first {
                 row.wrongActions += 1
                 // "search": DESIGN.md's intent with free text (its query).
-                if want.name == "search", outcome.intents.count == 1, outcome.intents[0].intent.name == "search" {
-                    row.wrongQueries += 1
-                }
+                if heard.count == 1, want.name == "search", first.name == "search" { row.wrongQueries += 1 }
             }
             if ok { row.intentOK += 1 } else {
                 failures.append((file: entry.file, got: got.isEmpty ? (outcome.wakes > 0 ? "(wake only)" : "(nothing)") : got))
