@@ -12,7 +12,8 @@ extension Jarvis {
             from a fresh pipeline state with dry-run actions; the models are loaded once per worker. Rows and \
             columns are those of score.py; clips of kind "rejection" (the wake phrase, then no command) add the share \
             of them rejected, and clips that say a command add how many of them were acted on wrongly (an intent \
-            that is not the one said: score.py counts them with the misses; searches for other words apart). With \
+            that is not the one said: score.py counts them with the misses; searches for other words apart) and, per \
+            slice, why those that did nothing did nothing (no wake, or the reason they were rejected). With \
             --json, one line: score.py's summary object. `make eval` runs the dev set, the real recordings and the \
             non-command set.
             """)
@@ -27,7 +28,7 @@ extension Jarvis {
         var kinds: String?
 
         @Flag(name: .long, help: ArgumentHelp(
-            "List the clips that were scored wrong, with what was heard.",
+            "List the clips that were scored wrong, with what was heard (for a rejection, its reason and words).",
             discussion: "With --transcripts, also the clips whose transcript has word errors ('misheard' lines)."))
         var failures = false
 

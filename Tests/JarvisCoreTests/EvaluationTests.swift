@@ -75,4 +75,47 @@ final class EvaluationTests: XCTestCase {
                                         expectIntents: []), heard([up]))
         XCTAssertFalse(negativesOnly.render().contains("acted on wrongly"))
     }
+
+    /// The command clips that gave no intent are counted by why: no wake, the reason of the rejection that
+    /// ended the clip, or a wake with nothing after it; wrong actions and right ones are not among them.
+    func testCommandsThatDidNothingAreCountedByWhy() {
+        let scrollDown = ManifestEntry.ExpectedIntent(name: "scroll", slots: ["direction": .string("down")], t: nil)
+        func entry(_ condition: String) -> ManifestEntry {
+            ManifestEntry(file: "/c.wav", kind: "command", condition: condition, expectWake: true,
+                          expectIntents: [scrollDown])
+        }
+        func outcome(wakes: Int, rejected reasons: [String] = [], intents: [Intent] = []) -> ClipOutcome {
+            var o = ClipOutcome()
+            o.wakes = wakes
+            o.rejections = reasons.map { .init(reason: $0, text: "what was heard") }
+            o.intents = intents.map { .init(intent: $0, t: 1) }
+            return o
+        }
+        let up = Intent(name: "scroll", slots: ["direction": .string("up")], text: "scroll up")
+        let down = Intent(name: "scroll", slots: ["direction": .string("down")], text: "scroll down")
+        var table = EvaluationTable()
+        table.add(entry("white15"), outcome(wakes: 0))
+        table.add(entry("white15"), outcome(wakes: 1, rejected: ["not-a-command"]))
+        table.add(entry("white15"), outcome(wakes: 1, rejected: ["low-confidence", "not-a-command"]))
+        table.add(entry("white15"), outcome(wakes: 1, rejected: ["speech-continues"]))
+        table.add(entry("white15"), outcome(wakes: 1, intents: [up]))                  // acted wrongly
+        table.add(entry("clean"), outcome(wakes: 1, rejected: ["not-a-command"], intents: [down]))  // right
+        table.add(entry("clean"), outcome(wakes: 1))
+        XCTAssertEqual(table.rows["command/white15"]?.didNothing,
+                       ["no wake": 1, "not-a-command": 2, "speech-continues": 1])
+        XCTAssertEqual(table.rows["command/clean"]?.didNothing, ["woken, no verdict": 1])
+        XCTAssertTrue(table.render().contains("""
+            commands that did nothing: 5/7 (71.4 %), why:
+              command/clean 1: woken, no verdict 1
+              command/white15 4: not-a-command 2, no wake 1, speech-continues 1
+            summary
+            """), table.render())
+        XCTAssertEqual(table.failures.map(\.got), ["(nothing)", "(wake only; not-a-command: what was heard)",
+                                                   "(wake only; not-a-command: what was heard)",
+                                                   "(wake only; speech-continues: what was heard)", "scroll {direction: up}",
+                                                   "(wake only)"])
+        var allRight = EvaluationTable()
+        allRight.add(entry("clean"), outcome(wakes: 1, intents: [down]))
+        XCTAssertFalse(allRight.render().contains("did nothing"), allRight.render())
+    }
 }

@@ -331,6 +331,19 @@ extension ReplayCommandTests {
         let wrong = try jarvis(["eval", negative.path, "--failures"])
         XCTAssertEqual(wrong.status, 0, wrong.stderr)
         XCTAssertTrue(wrong.stdout.contains("miss set_timer.flac: (false wake)"), wrong.stdout)
+        // A command clip that did nothing says why: the wake phrase and no command (set_timer.flac), no wake.
+        let idle = dir.appendingPathComponent("i.jsonl")
+        try [
+            #"{"file": "\#(fixture("set_timer.flac"))", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "down"}}]}}"#,
+            #"{"file": "\#(fixture("no_wake.flac"))", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "down"}}]}}"#,
+        ].joined(separator: "\n").write(to: idle, atomically: true, encoding: .utf8)
+        let nothing = try jarvis(["eval", idle.path, "--failures"])
+        XCTAssertEqual(nothing.status, 0, nothing.stderr)
+        XCTAssertTrue(nothing.stdout.contains(
+            "commands that did nothing: 2/2 (100.0 %), why:\n  command/clean 2: no wake 1, not-a-command 1\n"), nothing.stdout)
+        XCTAssertTrue(nothing.stdout.contains(
+            "miss set_timer.flac: (wake only; not-a-command: set a timer for ten minutes)"), nothing.stdout)
+        XCTAssertTrue(nothing.stdout.contains("miss no_wake.flac: (nothing)"), nothing.stdout)
     }
 
     /// `jarvis eval --transcripts` transcribes the clips that have a text and prints word error rates per slice.

@@ -69,9 +69,15 @@ public struct ClipOutcome: Sendable {
         /// Audio time of the `intent` event (s).
         public var t: Double
     }
+    /// A `rejected` event: what was heard and why it was not taken (DESIGN.md's reasons).
+    public struct Rejection: Sendable {
+        public var reason: String
+        public var text: String
+        public init(reason: String, text: String) { self.reason = reason; self.text = text }
+    }
     public var wakes = 0
     public var intents: [HeardIntent] = []
-    public var rejections = 0
+    public var rejections: [Rejection] = []
     /// The file could not be read (an `error` event), like score.py's rc != 0.
     public var failed = false
     public var audioSeconds = 0.0
@@ -92,6 +98,9 @@ public struct EvaluationTable: Sendable {
         /// action, or one too many): worse than a miss, which `intentOK` does not tell apart. `wrongQueries`: those
         /// of them that said a search and gave one search, for other words (the milder kind).
         public var commands = 0, wrongActions = 0, wrongQueries = 0
+        /// Those clips that gave no intent at all, by why (`EvaluationTable.why`): "no wake", a rejection's
+        /// reason ("not-a-command", "speech-continues", …), or "woken, no verdict".
+        public var didNothing: [String: Int] = [:]
     }
     /// Transcription of the clips of one slice that have a text (`--transcripts`).
     public struct TranscriptRow: Sendable, Equatable {
@@ -145,8 +154,9 @@ public struct EvaluationTable: Sendable {
                 // "search": DESIGN.md's intent with free text (its query).
                 if heard.count == 1, want.name == "search", first.name == "search" { row.wrongQueries += 1 }
             }
+            if heard.isEmpty { row.didNothing[Self.why(outcome), default: 0] += 1 }
             if ok { row.intentOK += 1 } else {
-                failures.append((file: entry.file, got: got.isEmpty ? (outcome.wakes > 0 ? "(wake only)" : "(nothing)") : got))
+                failures.append((file: entry.file, got: got.isEmpty ? Self.nothingDone(outcome) : got))
             }
         } else if !outcome.intents.isEmpty {
             failures.append((file: entry.file, got: got))
@@ -172,6 +182,21 @@ public struct EvaluationTable: Sendable {
                 transcriptRows[entry.slice] = t
             }
         }
+    }
+
+    /// Why a clip that should have given an intent gave none: "no wake"; woken, the last rejection's reason (the
+    /// command's, when speech before it was rejected too); or "woken, no verdict" (a wake with nothing after it).
+    public static func why(_ outcome: ClipOutcome) -> String {
+        if outcome.wakes == 0 { return "no wake" }
+        return outcome.rejections.last?.reason ?? "woken, no verdict"
+    }
+
+    /// A `--failures` line's "what came out" for a clip without an intent: "(nothing)", "(wake only)", or
+    /// "(wake only; <reason>: <what was heard>)".
+    static func nothingDone(_ outcome: ClipOutcome) -> String {
+        guard outcome.wakes > 0 else { return "(nothing)" }
+        guard let last = outcome.rejections.last else { return "(wake only)" }
+        return "(wake only; \(last.reason): \(last.text))"
     }
 
     /// A text's words as the language model writes them: lower case, without punctuation, digits as words.
@@ -217,8 +242,9 @@ public struct EvaluationTable: Sendable {
         return true
     }
 
-    /// The table of score.py (same columns and rows), then the rejection share when there were non-commands, and
-    /// how many command clips gave a wrong intent (score.py's intent column counts them with the misses).
+    /// The table of score.py (same columns and rows), then the rejection share when there were non-commands, how
+    /// many command clips gave a wrong intent (score.py's intent column counts them with the misses), and, per
+    /// slice, why those that gave none did nothing (`why`).
     public func render() -> String {
         func pad(_ s: String, _ w: Int, left: Bool = false) -> String {
             let p = String(repeating: " ", count: max(0, w - s.count))
@@ -249,6 +275,17 @@ public struct EvaluationTable: Sendable {
             out += String(format: "commands acted on wrongly: %d/%d (%.1f %%; %d of them a search for other words): ",
                           wrong, clips, 100 * Double(wrong) / Double(clips), queries)
                 + commandSlices.map { "\($0.key) \($0.value.wrongActions)" }.joined(separator: ", ") + "\n"
+            let idle = commandSlices.filter { !$0.value.didNothing.isEmpty }
+            if !idle.isEmpty {
+                let count = idle.reduce(0) { $0 + $1.value.didNothing.values.reduce(0, +) }
+                out += String(format: "commands that did nothing: %d/%d (%.1f %%), why:\n", count, clips,
+                              100 * Double(count) / Double(clips))
+                for (slice, row) in idle {
+                    let reasons = row.didNothing.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+                    out += "  \(slice) \(row.didNothing.values.reduce(0, +)): "
+                        + reasons.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "\n"
+                }
+            }
         }
         if !transcriptRows.isEmpty {
             let w = max(24, transcriptRows.keys.map(\.count).max() ?? 0)
@@ -346,7 +383,7 @@ final class EventCollector {
         switch event.kind {
         case .wake: outcome.wakes += 1
         case .intent(let intent, _): outcome.intents.append(.init(intent: intent, t: event.t))
-        case .rejected: outcome.rejections += 1
+        case .rejected(let text, let reason): outcome.rejections.append(.init(reason: reason, text: text))
         case .error: outcome.failed = true  // the file could not be read (whole or in part)
         case .end: outcome.audioSeconds = event.t
         default: break
