@@ -186,7 +186,7 @@ public struct EvaluationTable: Sendable {
 
     /// Why a clip that should have given an intent gave none: "no wake"; woken, the last rejection's reason (the
     /// command's, when speech before it was rejected too); or "woken, no verdict" (a wake with nothing after it).
-    public static func why(_ outcome: ClipOutcome) -> String {
+    static func why(_ outcome: ClipOutcome) -> String {
         if outcome.wakes == 0 { return "no wake" }
         return outcome.rejections.last?.reason ?? "woken, no verdict"
     }
@@ -275,16 +275,17 @@ public struct EvaluationTable: Sendable {
             out += String(format: "commands acted on wrongly: %d/%d (%.1f %%; %d of them a search for other words): ",
                           wrong, clips, 100 * Double(wrong) / Double(clips), queries)
                 + commandSlices.map { "\($0.key) \($0.value.wrongActions)" }.joined(separator: ", ") + "\n"
-            let idle = commandSlices.filter { !$0.value.didNothing.isEmpty }
-            if !idle.isEmpty {
-                let count = idle.reduce(0) { $0 + $1.value.didNothing.values.reduce(0, +) }
-                out += String(format: "commands that did nothing: %d/%d (%.1f %%), why:\n", count, clips,
-                              100 * Double(count) / Double(clips))
-                for (slice, row) in idle {
-                    let reasons = row.didNothing.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
-                    out += "  \(slice) \(row.didNothing.values.reduce(0, +)): "
-                        + reasons.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "\n"
-                }
+            // Per slice: how many did nothing, and why, the commonest first (ties by name).
+            var idle = 0, lines = ""
+            for (slice, row) in commandSlices where !row.didNothing.isEmpty {
+                let count = row.didNothing.values.reduce(0, +)
+                let reasons = row.didNothing.sorted { a, b in a.value != b.value ? a.value > b.value : a.key < b.key }
+                idle += count
+                lines += "  \(slice) \(count): " + reasons.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "\n"
+            }
+            if idle > 0 {
+                out += String(format: "commands that did nothing: %d/%d (%.1f %%), why:\n", idle, clips,
+                              100 * Double(idle) / Double(clips)) + lines
             }
         }
         if !transcriptRows.isEmpty {
