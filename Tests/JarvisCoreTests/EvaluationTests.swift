@@ -118,4 +118,31 @@ final class EvaluationTests: XCTestCase {
         allRight.add(entry("clean"), outcome(wakes: 1, intents: [down]))
         XCTAssertFalse(allRight.render().contains("did nothing"), allRight.render())
     }
+
+    /// cpu_per_audio_s is score.py's: over the clips of 30 s or more when there are any (their replays' CPU),
+    /// else the whole run's CPU over all the audio.
+    func testCPUPerAudioSecondIsMeasuredOnLongClipsAsScorePyDoes() {
+        func clip(audio: Double, cpu: Double) -> ClipOutcome {
+            var o = ClipOutcome(); o.audioSeconds = audio; o.cpuSeconds = cpu; return o
+        }
+        let stream = ManifestEntry(file: "/s.wav", kind: "stream", condition: "clean", expectWake: true, expectIntents: [])
+        let negative = ManifestEntry(file: "/n.wav", kind: "negative", condition: "clean", expectWake: false,
+                                     expectIntents: [])
+        func cpuPerAudioSecond(_ table: EvaluationTable) -> Double? {
+            guard case .object(let fields) = table.summary,
+                  case .number(let value)? = fields.first(where: { $0.0 == "cpu_per_audio_s" })?.1 else { return nil }
+            return value
+        }
+        var table = EvaluationTable()
+        table.add(stream, clip(audio: 180, cpu: 2.7))
+        for _ in 0..<10 { table.add(negative, clip(audio: 3, cpu: 1)) }
+        table.audioSeconds = 210
+        table.cpuSeconds = 20  // the whole run's, models loaded included
+        XCTAssertEqual(cpuPerAudioSecond(table), 0.015)
+        var shortOnly = EvaluationTable()
+        for _ in 0..<10 { shortOnly.add(negative, clip(audio: 3, cpu: 1)) }
+        shortOnly.audioSeconds = 30
+        shortOnly.cpuSeconds = 12
+        XCTAssertEqual(cpuPerAudioSecond(shortOnly), 0.4)
+    }
 }
