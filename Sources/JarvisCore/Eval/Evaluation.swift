@@ -117,6 +117,7 @@ public struct EvaluationTable: Sendable {
     public private(set) var failures: [(file: String, got: String)] = []
     /// Transcripts with word errors, for `--failures` with `--transcripts` (file, the text's words, what was heard).
     public private(set) var misheard: [(file: String, said: [String], heard: [String])] = []
+    /// Audio (s) of all the clips added, and the whole run's CPU (s; `Evaluation.run` sets it).
     public var audioSeconds = 0.0
     public var cpuSeconds = 0.0
     /// Audio (s) of the clips of `longClipSeconds` or more, and their replays' CPU (s): score.py's
@@ -129,6 +130,7 @@ public struct EvaluationTable: Sendable {
     public mutating func add(_ entry: ManifestEntry, _ outcome: ClipOutcome) {
         var row = rows[entry.slice] ?? Row()
         row.n += 1
+        audioSeconds += outcome.audioSeconds
         if outcome.audioSeconds >= Self.longClipSeconds {
             longClipAudioSeconds += outcome.audioSeconds
             longClipCPUSeconds += outcome.cpuSeconds
@@ -374,10 +376,7 @@ public enum Evaluation {
         }
         if let error = box.error { throw error }
         var table = EvaluationTable()
-        for (entry, outcome) in zip(entries, box.outcomes) {
-            table.add(entry, outcome!)
-            table.audioSeconds += outcome!.audioSeconds
-        }
+        for (entry, outcome) in zip(entries, box.outcomes) { table.add(entry, outcome!) }
         table.cpuSeconds = processCPUSeconds() - cpuStart
         return table
     }
