@@ -2,6 +2,24 @@ import XCTest
 @testable import JarvisCore
 
 final class EvaluationTests: XCTestCase {
+    private let down = Intent(name: "scroll", slots: ["direction": .string("down")], text: "scroll down")
+    private let up = Intent(name: "scroll", slots: ["direction": .string("up")], text: "scroll up")
+
+    /// A clip that says "scroll down" (the manifest's expectation) in `kind` and `condition`.
+    private func scrollDownClip(_ condition: String, kind: String = "command") -> ManifestEntry {
+        ManifestEntry(file: "/x.wav", kind: kind, condition: condition, expectWake: true,
+                      expectIntents: [.init(name: "scroll", slots: ["direction": .string("down")], t: nil)])
+    }
+
+    /// What the pipeline gave for a clip: `wakes` wakes, rejections with these reasons, these intents.
+    private func outcome(wakes: Int = 1, rejected reasons: [String] = [], intents: [Intent] = []) -> ClipOutcome {
+        var o = ClipOutcome()
+        o.wakes = wakes
+        o.rejections = reasons.map { .init(reason: $0, text: "what was heard") }
+        o.intents = intents.map { .init(intent: $0, t: 1) }
+        return o
+    }
+
     func testWordErrorsCountSubstitutionsDeletionsAndInsertions() {
         let said = ["search", "for", "pizza", "recipes"]
         XCTAssertEqual(EvaluationTable.wordErrors(said, said), 0)
@@ -41,26 +59,17 @@ final class EvaluationTests: XCTestCase {
     }
 
     func testWrongActionsAreCountedApartFromMisses() {
-        let scrollDown = ManifestEntry.ExpectedIntent(name: "scroll", slots: ["direction": .string("down")], t: nil)
-        func entry(_ kind: String, _ condition: String) -> ManifestEntry {
-            ManifestEntry(file: "/x.wav", kind: kind, condition: condition, expectWake: true, expectIntents: [scrollDown])
-        }
-        func heard(_ intents: [Intent]) -> ClipOutcome {
-            var o = ClipOutcome(); o.wakes = 1; o.intents = intents.map { .init(intent: $0, t: 1) }; return o
-        }
-        let down = Intent(name: "scroll", slots: ["direction": .string("down")], text: "scroll down")
-        let up = Intent(name: "scroll", slots: ["direction": .string("up")], text: "scroll up")
         var table = EvaluationTable()
-        table.add(entry("command", "clean"), heard([down]))        // right
-        table.add(entry("command", "clean"), heard([]))            // a miss: rejected, nothing done
-        table.add(entry("command", "white15"), heard([up]))        // wrong
-        table.add(entry("command", "white15"), heard([down, up]))  // the right one and one too many
-        table.add(entry("paraphrase", "clean"), heard([down]))
+        table.add(scrollDownClip("clean"), outcome(intents: [down]))                 // right
+        table.add(scrollDownClip("clean"), outcome())                                // a miss: rejected, nothing done
+        table.add(scrollDownClip("white15"), outcome(intents: [up]))                 // wrong
+        table.add(scrollDownClip("white15"), outcome(intents: [down, up]))           // the right one and one too many
+        table.add(scrollDownClip("clean", kind: "paraphrase"), outcome(intents: [down]))
         let search = ManifestEntry.ExpectedIntent(name: "search", slots: ["query": .string("used cars")], t: nil)
         let misheard = Intent(name: "search", slots: ["query": .string("you is the current")],
                               text: "search for you is the current")
         table.add(ManifestEntry(file: "/s.wav", kind: "command", condition: "clean", expectWake: true,
-                                expectIntents: [search]), heard([misheard]))
+                                expectIntents: [search]), outcome(intents: [misheard]))
         XCTAssertEqual(table.rows["command/clean"]?.commands, 3)
         XCTAssertEqual(table.rows["command/clean"]?.wrongActions, 1)
         XCTAssertEqual(table.rows["command/clean"]?.wrongQueries, 1)
@@ -72,35 +81,21 @@ final class EvaluationTests: XCTestCase {
                 + "command/clean 1, command/white15 2, paraphrase 0\n"), table.render())
         var negativesOnly = EvaluationTable()
         negativesOnly.add(ManifestEntry(file: "/n.wav", kind: "negative", condition: "clean", expectWake: false,
-                                        expectIntents: []), heard([up]))
+                                        expectIntents: []), outcome(intents: [up]))
         XCTAssertFalse(negativesOnly.render().contains("acted on wrongly"))
     }
 
     /// The command clips that gave no intent are counted by why: no wake, the reason of the rejection that
     /// ended the clip, or a wake with nothing after it; wrong actions and right ones are not among them.
     func testCommandsThatDidNothingAreCountedByWhy() {
-        let scrollDown = ManifestEntry.ExpectedIntent(name: "scroll", slots: ["direction": .string("down")], t: nil)
-        func entry(_ condition: String) -> ManifestEntry {
-            ManifestEntry(file: "/c.wav", kind: "command", condition: condition, expectWake: true,
-                          expectIntents: [scrollDown])
-        }
-        func outcome(wakes: Int, rejected reasons: [String] = [], intents: [Intent] = []) -> ClipOutcome {
-            var o = ClipOutcome()
-            o.wakes = wakes
-            o.rejections = reasons.map { .init(reason: $0, text: "what was heard") }
-            o.intents = intents.map { .init(intent: $0, t: 1) }
-            return o
-        }
-        let up = Intent(name: "scroll", slots: ["direction": .string("up")], text: "scroll up")
-        let down = Intent(name: "scroll", slots: ["direction": .string("down")], text: "scroll down")
         var table = EvaluationTable()
-        table.add(entry("white15"), outcome(wakes: 0))
-        table.add(entry("white15"), outcome(wakes: 1, rejected: ["not-a-command"]))
-        table.add(entry("white15"), outcome(wakes: 1, rejected: ["low-confidence", "not-a-command"]))
-        table.add(entry("white15"), outcome(wakes: 1, rejected: ["speech-continues"]))
-        table.add(entry("white15"), outcome(wakes: 1, intents: [up]))                  // acted wrongly
-        table.add(entry("clean"), outcome(wakes: 1, rejected: ["not-a-command"], intents: [down]))  // right
-        table.add(entry("clean"), outcome(wakes: 1))
+        table.add(scrollDownClip("white15"), outcome(wakes: 0))
+        table.add(scrollDownClip("white15"), outcome(rejected: ["not-a-command"]))
+        table.add(scrollDownClip("white15"), outcome(rejected: ["low-confidence", "not-a-command"]))
+        table.add(scrollDownClip("white15"), outcome(rejected: ["speech-continues"]))
+        table.add(scrollDownClip("white15"), outcome(intents: [up]))                  // acted wrongly
+        table.add(scrollDownClip("clean"), outcome(rejected: ["not-a-command"], intents: [down]))  // right
+        table.add(scrollDownClip("clean"), outcome())
         XCTAssertEqual(table.rows["command/white15"]?.didNothing,
                        ["no wake": 1, "not-a-command": 2, "speech-continues": 1])
         XCTAssertEqual(table.rows["command/clean"]?.didNothing, ["woken, no verdict": 1])
@@ -115,7 +110,7 @@ final class EvaluationTests: XCTestCase {
                                                    "(wake only; speech-continues: what was heard)", "scroll {direction: up}",
                                                    "(wake only)"])
         var allRight = EvaluationTable()
-        allRight.add(entry("clean"), outcome(wakes: 1, intents: [down]))
+        allRight.add(scrollDownClip("clean"), outcome(intents: [down]))
         XCTAssertFalse(allRight.render().contains("did nothing"), allRight.render())
     }
 

@@ -207,8 +207,7 @@ public struct EvaluationTable: Sendable {
     /// "(wake only; <reason>: <what was heard>)".
     static func nothingDone(_ outcome: ClipOutcome) -> String {
         guard outcome.wakes > 0 else { return "(nothing)" }
-        guard let last = outcome.rejections.last else { return "(wake only)" }
-        return "(wake only; \(last.reason): \(last.text))"
+        return outcome.rejections.last.map { "(wake only; \($0.reason): \($0.text))" } ?? "(wake only)"
     }
 
     /// A text's words as the language model writes them: lower case, without punctuation, digits as words.

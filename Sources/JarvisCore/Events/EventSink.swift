@@ -17,7 +17,6 @@ public final class EventPrinter {
     }
 }
 
-/// CPU seconds (user + system) used by this process so far.
 /// CPU time (s) of the calling thread so far (`CLOCK_THREAD_CPUTIME_ID`): one worker's share of the process's.
 public func threadCPUSeconds() -> Double {
     var time = timespec()
@@ -25,6 +24,7 @@ public func threadCPUSeconds() -> Double {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
+/// CPU seconds (user + system) used by this process so far.
 public func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
