@@ -44,7 +44,12 @@ QUERIES ?= /tmp/jarvis-queries
 REAL ?= /tmp/jarvis-real.jsonl
 # The real recordings whose transcripts are sentences or spoken digits (not single wake words the model lacks).
 TRANSCRIBED = negative-real/asterisk,negative-real/pocketsphinx,negative-real/fsdd
+# Each run's per-clip results are kept here, and the next `make eval` prints, under each table, the clips that
+# moved since (jarvis eval --outcomes / --against).
+OUTCOMES ?= /tmp/jarvis-outcomes
+keep = --outcomes $(OUTCOMES)/$(1).jsonl $$(test -f $(OUTCOMES)/$(1).jsonl && echo --against $(OUTCOMES)/$(1).jsonl)
 eval: release
+	mkdir -p $(OUTCOMES)
 	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
 	test -f $(REJECTION)/manifest.jsonl || python3 scripts/make-rejection-set.py $(REJECTION)
 	test -f $(NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(NOISE) --devset $(DEVSET)
@@ -67,45 +72,45 @@ eval: release
 	  --conds brown10,hum15,chum15,reverb,quiet20,quiet30
 	test -f $(QUERIES)/manifest.jsonl || python3 scripts/make-query-set.py $(QUERIES)
 	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
-	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl
+	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl $(call keep,dev)
 	@echo "== noise set (commands, negatives and confusable names under more noise)"
-	.build/release/jarvis eval $(NOISE)/manifest.jsonl
+	.build/release/jarvis eval $(NOISE)/manifest.jsonl $(call keep,noise)
 	@echo "== variant set (everyday phrasings of the commands)"
-	.build/release/jarvis eval $(VARIANTS)/manifest.jsonl
+	.build/release/jarvis eval $(VARIANTS)/manifest.jsonl $(call keep,variants)
 	@echo "== request set (commands asked for: \"can you ...\", \"could you ...\")"
-	.build/release/jarvis eval $(REQUESTS)/manifest.jsonl
+	.build/release/jarvis eval $(REQUESTS)/manifest.jsonl $(call keep,requests)
 	@echo "== name set (names that sound like \"jarvis\", not in the dev set)"
-	.build/release/jarvis eval $(NAMES)/manifest.jsonl
+	.build/release/jarvis eval $(NAMES)/manifest.jsonl $(call keep,names)
 	@echo "== name set under steady noise (white 15 dB, pink 10 dB, white 15 dB running throughout)"
-	.build/release/jarvis eval $(NAMES_NOISE)/manifest.jsonl
+	.build/release/jarvis eval $(NAMES_NOISE)/manifest.jsonl $(call keep,names-noise)
 	@echo "== voice set (the dev set's commands said by other TTS voices)"
-	.build/release/jarvis eval $(VOICES)/manifest.jsonl
+	.build/release/jarvis eval $(VOICES)/manifest.jsonl $(call keep,voices)
 	@echo "== babble set (the dev set's commands under babble by three voices it does not use)"
-	.build/release/jarvis eval $(BABBLE)/manifest.jsonl
+	.build/release/jarvis eval $(BABBLE)/manifest.jsonl $(call keep,babble)
 	@echo "== the non-command set under babble (sentences after the wake phrase in a talking room)"
-	.build/release/jarvis eval $(ROOM_REJECTION)/manifest.jsonl
+	.build/release/jarvis eval $(ROOM_REJECTION)/manifest.jsonl $(call keep,room-rejection)
 	@echo "== the dev set's negatives and confusable names under the babble set's babble (false wakes in a talking room)"
-	.build/release/jarvis eval $(NEG_BABBLE)/manifest.jsonl
+	.build/release/jarvis eval $(NEG_BABBLE)/manifest.jsonl $(call keep,negatives-babble)
 	@echo "== the voice set under white noise at 15 dB, and under the babble set's babble"
-	.build/release/jarvis eval $(VOICES_NOISE)/manifest.jsonl $(VOICES_BABBLE)/manifest.jsonl
+	.build/release/jarvis eval $(VOICES_NOISE)/manifest.jsonl $(VOICES_BABBLE)/manifest.jsonl $(call keep,voices-noise)
 	@echo "== room set (the dev set's clean clips under brown noise 10 dB, mains hum 15 dB, reverberation, 20 and 30 dB quieter)"
-	.build/release/jarvis eval $(ROOM)/manifest.jsonl
+	.build/release/jarvis eval $(ROOM)/manifest.jsonl $(call keep,room)
 	@echo "== query set (30 searches the dev set does not have, by its 5 voices and the voice set's 4)"
-	.build/release/jarvis eval $(QUERIES)/manifest.jsonl
+	.build/release/jarvis eval $(QUERIES)/manifest.jsonl $(call keep,queries)
 	@if test -f $(OTHER_VOICES)/manifest.jsonl || python3 scripts/make-other-voice-set.py $(OTHER_VOICES); then \
 	  echo "== other-voice set (festival ked and slt HTS commands; confusables and negatives by 9 other voices)"; \
-	  .build/release/jarvis eval $(OTHER_VOICES)/manifest.jsonl; \
+	  .build/release/jarvis eval $(OTHER_VOICES)/manifest.jsonl $(call keep,other-voices); \
 	  test -f $(OTHER_NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(OTHER_NOISE) \
 	    --source $(OTHER_VOICES)/manifest.jsonl --conds white15,pink10; \
 	  echo "== other-voice set under white noise at 15 dB and pink noise at 10 dB"; \
-	  .build/release/jarvis eval $(OTHER_NOISE)/manifest.jsonl; \
+	  .build/release/jarvis eval $(OTHER_NOISE)/manifest.jsonl $(call keep,other-noise); \
 	else echo "== other-voice set skipped (it needs festival, festvox-kdlpc16k and festvox-us-slt-hts)"; fi
 	@echo "== real recordings, wake phrase \"hey jarvis\""
-	.build/release/jarvis eval $(REAL)
+	.build/release/jarvis eval $(REAL) $(call keep,real)
 	@echo "== real recordings, wake phrase \"jarvis\""
-	.build/release/jarvis eval $(REAL) --wake-phrase jarvis
+	.build/release/jarvis eval $(REAL) --wake-phrase jarvis $(call keep,real-jarvis)
 	@echo "== recorded speech transcribed by the language model (the real recordings' sentences and digits)"
-	.build/release/jarvis eval $(REAL) --kinds $(TRANSCRIBED) --transcripts
+	.build/release/jarvis eval $(REAL) --kinds $(TRANSCRIBED) --transcripts $(call keep,real-transcripts)
 
 # The same dev set through the shared scorer (one process per batch of clips), as the project is graded.
 score: release

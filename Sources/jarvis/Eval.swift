@@ -14,7 +14,8 @@ extension Jarvis {
             of them rejected, and clips that say a command add how many of them were acted on wrongly (an intent \
             that is not the one said: score.py counts them with the misses; searches for other words apart) and, per \
             slice, why those that did nothing did nothing (no wake, or the reason they were rejected). With \
-            --json, one line: score.py's summary object. `make eval` runs the dev set, the real recordings and the \
+            --json, one line: score.py's summary object. --outcomes keeps each clip's result and a later run's \
+            --against compares with it, clip by clip (a change's gains and losses). `make eval` runs the dev set, the real recordings and the \
             non-command set.
             """)
 
@@ -41,11 +42,50 @@ extension Jarvis {
             """))
         var transcripts = false
 
+        @Option(name: .long, help: ArgumentHelp(
+            "Write each clip's result to this file (JSON lines: file, slice, ok, outcome), for a later --against.",
+            valueName: "file"))
+        var outcomes: String?
+
+        @Option(name: .long, help: ArgumentHelp(
+            "Compare with the results an earlier --outcomes wrote: the clips gained, lost and changed.",
+            discussion: """
+            Printed under the table: a count line, then 'gained', 'lost' and 'changed' (wrong before and after, \
+            with another outcome) lines, each with what came out before and now. Clips are matched by file name \
+            and slice, so a dev set rebuilt in another folder compares too.
+            """,
+            valueName: "file"))
+        var against: String?
+
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
             if manifests.isEmpty { throw ValidationError("Give at least one manifest.") }
             guard (1...16).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 16.") }
+            if against != nil, common.json {
+                throw ValidationError("--against prints under the table; leave out --json.")
+            }
+        }
+
+        /// Writes `text` to `path`; on failure says so in one sentence and returns false.
+        private func write(_ text: String, to path: String) -> Bool {
+            do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+                FileHandle.standardError.write(Data(Self.cannotWrite(path).utf8))
+                return false
+            }
+            return true
+        }
+
+        /// Whether `path` can be written (replaced, as `write` does: its folder must be writable), without touching it.
+        static func canWrite(_ path: String) -> Bool {
+            let folder = (path as NSString).deletingLastPathComponent
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { return false }
+            return FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder)
+        }
+
+        static func cannotWrite(_ path: String) -> String {
+            "jarvis: the outcomes cannot be written to '\(path)'; check that its folder exists and is writable.\n"
         }
 
         func run() throws {
@@ -61,6 +101,19 @@ extension Jarvis {
                 let prefixes = kinds.split(separator: ",").map(String.init)
                 entries = entries.filter { e in prefixes.contains { e.kind.hasPrefix($0) } }
             }
+            // Both files checked before the run, which may take minutes: a bad one fails at once. The two may be
+            // one file (compare with the last run, then keep this one).
+            var earlier: [ClipResult]?
+            if let against {
+                do { earlier = try ClipResult.load(against) } catch {
+                    FileHandle.standardError.write(Data("jarvis: \(error)\n".utf8))
+                    throw ExitCode(ExitStatus.usage)
+                }
+            }
+            if let outcomes, !Self.canWrite(outcomes) {
+                FileHandle.standardError.write(Data(Self.cannotWrite(outcomes).utf8))
+                throw ExitCode(ExitStatus.usage)
+            }
             let table: EvaluationTable
             do {
                 table = try Evaluation.run(entries, settings: setup.settings, commands: setup.commands, jobs: jobs,
@@ -71,15 +124,23 @@ extension Jarvis {
             }
             if common.json {
                 print(table.summary.serialized())
-                return
-            }
-            print(table.render(), terminator: "")
-            if failures {
-                for f in table.failures { print("miss \((f.file as NSString).lastPathComponent): \(f.got)") }
-                for m in table.misheard {
-                    let said = m.said.joined(separator: " "), heard = m.heard.joined(separator: " ")
-                    print("misheard \((m.file as NSString).lastPathComponent): said '\(said)', heard '\(heard)'")
+            } else {
+                print(table.render(), terminator: "")
+                if let earlier, let against {
+                    print(EvaluationComparison(before: earlier, now: table.results).render(
+                        against: (against as NSString).lastPathComponent), terminator: "")
                 }
+                if failures {
+                    for f in table.failures { print("miss \((f.file as NSString).lastPathComponent): \(f.got)") }
+                    for m in table.misheard {
+                        let said = m.said.joined(separator: " "), heard = m.heard.joined(separator: " ")
+                        print("misheard \((m.file as NSString).lastPathComponent): said '\(said)', heard '\(heard)'")
+                    }
+                }
+            }
+            // After the table, so a failed write loses nothing of it.
+            if let outcomes, !write(table.results.map { $0.serialized() + "\n" }.joined(), to: outcomes) {
+                throw ExitCode(ExitStatus.usage)
             }
         }
     }

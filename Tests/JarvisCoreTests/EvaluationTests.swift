@@ -6,8 +6,8 @@ final class EvaluationTests: XCTestCase {
     private let up = Intent(name: "scroll", slots: ["direction": .string("up")], text: "scroll up")
 
     /// A clip that says "scroll down" (the manifest's expectation) in `kind` and `condition`.
-    private func scrollDownClip(_ condition: String, kind: String = "command") -> ManifestEntry {
-        ManifestEntry(file: "/x.wav", kind: kind, condition: condition, expectWake: true,
+    private func scrollDownClip(_ condition: String, kind: String = "command", file: String = "/x.wav") -> ManifestEntry {
+        ManifestEntry(file: file, kind: kind, condition: condition, expectWake: true,
                       expectIntents: [.init(name: "scroll", slots: ["direction": .string("down")], t: nil)])
     }
 
@@ -112,6 +112,49 @@ final class EvaluationTests: XCTestCase {
         var allRight = EvaluationTable()
         allRight.add(scrollDownClip("clean"), outcome(intents: [down]))
         XCTAssertFalse(allRight.render().contains("did nothing"), allRight.render())
+    }
+
+    /// Two runs compared clip by clip (`--against`): matched by file name and slice, through the file
+    /// `--outcomes` writes; a clip won, one lost, one wrong both times with another outcome, and a stream that
+    /// missed a command counted wrong.
+    func testAnEarlierRunsOutcomesGiveTheClipsGainedLostAndChanged() throws {
+        let stream = ManifestEntry(file: "/s.wav", kind: "stream", condition: "clean", expectWake: true,
+                                   expectIntents: [.init(name: "scroll", slots: ["direction": .string("down")], t: 1),
+                                                   .init(name: "scroll", slots: ["direction": .string("up")], t: 30)])
+        func run(_ folder: String, _ outcomes: [ClipOutcome], streamHeard: [Intent]) -> EvaluationTable {
+            var table = EvaluationTable()
+            for (i, o) in outcomes.enumerated() { table.add(scrollDownClip("clean", file: "\(folder)/c\(i).wav"), o) }
+            table.add(stream, outcome(intents: streamHeard))
+            return table
+        }
+        let before = run("/old", [outcome(wakes: 0), outcome(intents: [down]), outcome(intents: [up]),
+                                  outcome(rejected: ["not-a-command"]), outcome(intents: [down])],
+                         streamHeard: [down])
+        let now = run("/new", [outcome(intents: [down]), outcome(rejected: ["low-confidence"]), outcome(),
+                               outcome(rejected: ["not-a-command"]), outcome(intents: [down])],
+                      streamHeard: [down])
+        XCTAssertEqual(now.results.map(\.ok), [true, false, false, false, true, false])
+        XCTAssertEqual(now.results.last?.outcome, "scroll {direction: down}")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("outcomes-\(getpid()).jsonl")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try before.results.map { $0.serialized() + "\n" }.joined().write(to: file, atomically: true, encoding: .utf8)
+        let earlier = try ClipResult.load(file.path)
+        XCTAssertEqual(earlier, before.results)
+        let comparison = EvaluationComparison(before: earlier, now: now.results)
+        XCTAssertEqual(comparison.render(against: "before.jsonl"), """
+            against before.jsonl: 1 gained, 1 lost, 1 changed (wrong before and after), 3 the same
+            gained c0.wav: (nothing) → scroll {direction: down}
+            lost c1.wav: scroll {direction: down} → (wake only; low-confidence: what was heard)
+            changed c2.wav: scroll {direction: up} → (wake only)
+
+            """)
+        // Clips the earlier run did not score are counted, not compared.
+        XCTAssertTrue(EvaluationComparison(before: Array(earlier.prefix(2)), now: now.results)
+            .render(against: "b").hasPrefix("against b: 1 gained, 1 lost, 0 changed (wrong before and after), 0 the same; 4 not scored there\n"))
+        try "{\"file\": \"/a.wav\"}\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ClipResult.load(file.path)) { error in
+            XCTAssertTrue("\(error)".hasSuffix(":1: not an outcome line (it needs file, slice, ok and outcome)."), "\(error)")
+        }
     }
 
     /// cpu_per_audio_s is score.py's: over the clips of 30 s or more when there are any (their replays' CPU),

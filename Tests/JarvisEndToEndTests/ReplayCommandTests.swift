@@ -307,7 +307,8 @@ extension ReplayCommandTests {
         ]
         let manifest = dir.appendingPathComponent("m.jsonl")
         try lines.joined(separator: "\n").write(to: manifest, atomically: true, encoding: .utf8)
-        let r = try jarvis(["eval", manifest.path, "--jobs", "2", "--failures"])
+        let outcomes = dir.appendingPathComponent("outcomes.jsonl")
+        let r = try jarvis(["eval", manifest.path, "--jobs", "2", "--failures", "--outcomes", outcomes.path])
         XCTAssertEqual(r.status, 0, r.stderr)
         let rows = r.stdout.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         XCTAssertEqual(rows.first, ["slice", "n", "wake%", "intent%", "falseWake", "falseIntent", "rc!=0"])
@@ -319,6 +320,20 @@ extension ReplayCommandTests {
             "commands acted on wrongly: 1/2 (50.0 %; 0 of them a search for other words): command/clean 1\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("miss session.wav: navigate {target: back}, click"), r.stdout)
         XCTAssertTrue(r.stdout.contains("summary {\"command_intent_acc\":0.5,"), r.stdout)
+        // Each clip's result, for a later run's --against; compared with itself, nothing moved.
+        let written = try String(contentsOf: outcomes, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(written.count, 5)
+        let session = try JSONSerialization.jsonObject(with: Data(written[1].utf8)) as? [String: Any]
+        XCTAssertEqual(session?["file"] as? String, fixture("session.wav"))
+        XCTAssertEqual(session?["slice"] as? String, "command/clean")
+        XCTAssertEqual(session?["ok"] as? Bool, false)
+        XCTAssertTrue((session?["outcome"] as? String ?? "").hasPrefix("navigate {target: back}, click"), "\(written[1])")
+        let again = try jarvis(["eval", manifest.path, "--jobs", "2", "--against", outcomes.path])
+        XCTAssertTrue(again.stdout.contains(
+            "against outcomes.jsonl: 0 gained, 0 lost, 0 changed (wrong before and after), 5 the same\n"), again.stdout)
+        let unreadable = try jarvis(["eval", manifest.path, "--against", manifest.path])
+        XCTAssertEqual(unreadable.status, 2)
+        XCTAssertTrue(unreadable.stderr.contains("m.jsonl:1: not an outcome line"), unreadable.stderr)
         let json = try jarvis(["eval", manifest.path, "--json"])
         XCTAssertEqual(json.status, 0, json.stderr)
         XCTAssertEqual(json.events.count, 1)

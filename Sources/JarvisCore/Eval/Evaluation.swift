@@ -115,6 +115,8 @@ public struct EvaluationTable: Sendable {
     public private(set) var transcriptRows: [String: TranscriptRow] = [:]
     /// Misses, for `--failures` (file, what was said, what came out).
     public private(set) var failures: [(file: String, got: String)] = []
+    /// Every clip's result, in the order added (`--outcomes`, `--against`).
+    public private(set) var results: [ClipResult] = []
     /// Transcripts with word errors, for `--failures` with `--transcripts` (file, the text's words, what was heard).
     public private(set) var misheard: [(file: String, said: [String], heard: [String])] = []
     /// Audio (s) of all the clips added, and the whole run's CPU (s; `Evaluation.run` sets it).
@@ -129,6 +131,8 @@ public struct EvaluationTable: Sendable {
 
     public mutating func add(_ entry: ManifestEntry, _ outcome: ClipOutcome) {
         var row = rows[entry.slice] ?? Row()
+        let failuresBefore = failures.count
+        var streamOK = true
         row.n += 1
         audioSeconds += outcome.audioSeconds
         if outcome.audioSeconds >= Self.longClipSeconds {
@@ -153,10 +157,11 @@ public struct EvaluationTable: Sendable {
                 let hit = outcome.intents.contains {
                     Self.matches($0.intent, want) && abs($0.t - (want.t ?? -999)) < 8
                 }
-                if hit { row.streamHits += 1 }
+                if hit { row.streamHits += 1 } else { streamOK = false }
                 row.streamWanted += 1
             }
             row.streamExtra += max(0, outcome.intents.count - entry.expectIntents.count)
+            if outcome.intents.count > entry.expectIntents.count { streamOK = false }
         } else if let want = entry.expectIntents.first {
             let heard = outcome.intents.map(\.intent)
             let ok = heard.count == 1 && Self.matches(heard[0], want)
@@ -178,6 +183,9 @@ public struct EvaluationTable: Sendable {
             failures.append((file: entry.file, got: "(no wake)"))
         }
         rows[entry.slice] = row
+        results.append(ClipResult(file: entry.file, slice: entry.slice,
+                                  ok: failures.count == failuresBefore && streamOK,
+                                  outcome: got.isEmpty ? Self.nothingDone(outcome) : got))
         if let heard = outcome.transcript, let text = entry.text {
             let said = Self.spokenWords(text)
             if !said.isEmpty {
@@ -340,6 +348,91 @@ public struct EvaluationTable: Sendable {
                                                : audioSeconds > 0 ? cpuSeconds / audioSeconds : 0))),
             ("audio_s", .number((audioSeconds * 10).rounded() / 10)),
         ] + (transcriptRows.isEmpty ? [] : [("transcript_wer", .number(round4(transcriptTotal.wordErrorRate)))]))
+    }
+}
+
+/// One clip's result as `jarvis eval --outcomes` writes it (a JSON line) and `--against` reads it back.
+public struct ClipResult: Sendable, Equatable {
+    public var file: String
+    /// The table row it counted in (`ManifestEntry.slice`).
+    public var slice: String
+    /// Scored right: not one of the table's failures (a stream: every command heard in time, none more).
+    public var ok: Bool
+    /// What came out: the intents ("scroll {amount: 1, direction: down}"), else "(nothing)" or "(wake only; …)".
+    public var outcome: String
+
+    public init(file: String, slice: String, ok: Bool, outcome: String) {
+        self.file = file; self.slice = slice; self.ok = ok; self.outcome = outcome
+    }
+
+    public func serialized() -> String {
+        JSONValue.object([("file", .string(file)), ("slice", .string(slice)), ("ok", .bool(ok)),
+                          ("outcome", .string(outcome))]).serialized()
+    }
+
+    /// Reads a file of `serialized()` lines.
+    public static func load(_ path: String) throws -> [ClipResult] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw EvaluationError("The outcomes file '\(path)' cannot be read; give one that `jarvis eval --outcomes` wrote.")
+        }
+        var results: [ClipResult] = []
+        for (n, line) in text.split(separator: "\n").enumerated() where !line.allSatisfy(\.isWhitespace) {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let file = object["file"] as? String, let slice = object["slice"] as? String,
+                  let ok = object["ok"] as? Bool, let outcome = object["outcome"] as? String
+            else { throw EvaluationError("\(path):\(n + 1): not an outcome line (it needs file, slice, ok and outcome).") }
+            results.append(ClipResult(file: file, slice: slice, ok: ok, outcome: outcome))
+        }
+        if results.isEmpty { throw EvaluationError("The outcomes file '\(path)' lists no clips.") }
+        return results
+    }
+}
+
+/// Two runs' results clip by clip (`jarvis eval --against`): which clips a change won, lost, or moved from one
+/// wrong outcome to another. Clips are matched by file name and slice (a dev set rebuilt in another folder
+/// matches), the n-th clip of a name with the n-th.
+public struct EvaluationComparison: Sendable {
+    public struct Change: Sendable, Equatable {
+        public var file: String, before: String, now: String
+    }
+    /// Wrong before, right now; right before, wrong now; wrong in both runs, with another outcome.
+    public private(set) var gained: [Change] = [], lost: [Change] = [], changed: [Change] = []
+    /// Clips scored by both runs with the same verdict (and, when wrong, the same outcome).
+    public private(set) var same = 0
+    /// Clips of this run the other one did not score.
+    public private(set) var unmatched = 0
+
+    public init(before: [ClipResult], now: [ClipResult]) {
+        func keys(_ results: [ClipResult]) -> [String] {
+            var seen: [String: Int] = [:]
+            return results.map { r in
+                let key = (r.file as NSString).lastPathComponent + "\u{1}" + r.slice
+                seen[key, default: 0] += 1
+                return key + "\u{1}\(seen[key]!)"
+            }
+        }
+        let earlier = Dictionary(zip(keys(before), before), uniquingKeysWith: { first, _ in first })
+        for (key, r) in zip(keys(now), now) {
+            guard let b = earlier[key] else { unmatched += 1; continue }
+            let change = Change(file: (r.file as NSString).lastPathComponent, before: b.outcome, now: r.outcome)
+            switch (b.ok, r.ok) {
+            case (false, true): gained.append(change)
+            case (true, false): lost.append(change)
+            case (false, false) where b.outcome != r.outcome: changed.append(change)
+            default: same += 1
+            }
+        }
+    }
+
+    /// A summary line, then a line per clip that moved ("gained", "lost", "changed": before → now).
+    public func render(against name: String) -> String {
+        var out = "against \(name): \(gained.count) gained, \(lost.count) lost, \(changed.count) changed "
+            + "(wrong before and after), \(same) the same"
+            + (unmatched > 0 ? "; \(unmatched) not scored there" : "") + "\n"
+        for (word, list) in [("gained", gained), ("lost", lost), ("changed", changed)] {
+            for c in list { out += "\(word) \(c.file): \(c.before) → \(c.now)\n" }
+        }
+        return out
     }
 }
 
