@@ -34,6 +34,11 @@ extension Jarvis {
         var failures = false
 
         @Flag(name: .long, help: ArgumentHelp(
+            "One row per slice and voice (the manifest's \"voice\"; '-' where a line has none).",
+            discussion: "Which talkers a change helps or hurts; the summary line is the same."))
+        var byVoice = false
+
+        @Flag(name: .long, help: ArgumentHelp(
             "Also transcribe each clip whose manifest line has a text with the language model; print word error rates.",
             discussion: """
             The whole clip (at most 60 s) is heard as a search's query is heard in a clean segment. On the real \
@@ -117,7 +122,7 @@ extension Jarvis {
             let table: EvaluationTable
             do {
                 table = try Evaluation.run(entries, settings: setup.settings, commands: setup.commands, jobs: jobs,
-                                           transcripts: transcripts)
+                                           transcripts: transcripts, byVoice: byVoice)
             } catch {
                 RunSetup.fail("\(error)", code: "recogniser", status: ExitStatus.recogniser,
                               printer: EventPrinter(json: common.json))

@@ -157,6 +157,29 @@ final class EvaluationTests: XCTestCase {
         }
     }
 
+    /// With `byVoice` each slice has a row per voice ("-" for a clip without one), read from the manifest's
+    /// "voice"; the summary is the same as without.
+    func testByVoiceGivesARowPerSliceAndVoice() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("voices-\(getpid()).jsonl")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try [#"{"file": "/a.wav", "kind": "command", "cond": "clean", "voice": "flite_slt", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "down"}}]}}"#,
+             #"{"file": "/b.wav", "kind": "command", "cond": "clean", "voice": "espeak_us", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "down"}}]}}"#,
+             #"{"file": "/c.wav", "kind": "command", "cond": "clean", "expect": {"wake": true, "intents": [{"name": "scroll", "slots": {"direction": "down"}}]}}"#,
+        ].joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
+        let entries = try ManifestEntry.load(file.path)
+        XCTAssertEqual(entries.map(\.voice), ["flite_slt", "espeak_us", nil])
+        let outcomes = [outcome(intents: [down]), outcome(intents: [up]), outcome(wakes: 0)]
+        var byVoice = EvaluationTable(byVoice: true), bySlice = EvaluationTable()
+        for (entry, o) in zip(entries, outcomes) { byVoice.add(entry, o); bySlice.add(entry, o) }
+        XCTAssertEqual(byVoice.rows.keys.sorted(), ["command/clean -", "command/clean espeak_us", "command/clean flite_slt"])
+        XCTAssertEqual(byVoice.rows["command/clean flite_slt"]?.intentOK, 1)
+        XCTAssertEqual(byVoice.rows["command/clean espeak_us"]?.wrongActions, 1)
+        XCTAssertEqual(byVoice.rows["command/clean -"]?.didNothing, ["no wake": 1])
+        XCTAssertTrue(byVoice.render().contains("\ncommand/clean espeak_us     1  100.0      0.0 "), byVoice.render())
+        XCTAssertEqual(byVoice.summary, bySlice.summary)
+        XCTAssertEqual(byVoice.results.map(\.slice), bySlice.results.map(\.slice))
+    }
+
     /// cpu_per_audio_s is score.py's: over the clips of 30 s or more when there are any (their replays' CPU),
     /// else the whole run's CPU over all the audio.
     func testCPUPerAudioSecondIsMeasuredOnLongClipsAsScorePyDoes() {

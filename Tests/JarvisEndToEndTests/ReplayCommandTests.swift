@@ -328,7 +328,9 @@ extension ReplayCommandTests {
         XCTAssertEqual(session?["slice"] as? String, "command/clean")
         XCTAssertEqual(session?["ok"] as? Bool, false)
         XCTAssertTrue((session?["outcome"] as? String ?? "").hasPrefix("navigate {target: back}, click"), "\(written[1])")
-        let again = try jarvis(["eval", manifest.path, "--jobs", "2", "--against", outcomes.path])
+        let again = try jarvis(["eval", manifest.path, "--jobs", "2", "--against", outcomes.path, "--by-voice"])
+        // No "voice" in these lines: one row per slice, its voice "-".
+        XCTAssertTrue(again.stdout.contains("\ncommand/clean -  "), again.stdout)
         XCTAssertTrue(again.stdout.contains(
             "against outcomes.jsonl: 0 gained, 0 lost, 0 changed (wrong before and after), 5 the same\n"), again.stdout)
         let unreadable = try jarvis(["eval", manifest.path, "--against", manifest.path])

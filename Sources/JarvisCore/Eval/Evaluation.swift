@@ -18,6 +18,8 @@ public struct ManifestEntry: Sendable {
     public var expectIntents: [ExpectedIntent]
     /// What is said in the clip ("text"; realset.py gives the recordings' transcripts), when the manifest says.
     public var text: String?
+    /// Who says it ("voice": devset.py's "flite_slt", "espeak_us" …), when the manifest says.
+    public var voice: String? = nil
 
     /// The table row the clip counts in: commands by condition ("command/white15"), others by kind.
     public var slice: String { kind == "command" ? "command/\(condition)" : kind }
@@ -50,7 +52,8 @@ public struct ManifestEntry: Sendable {
                 intents.append(ExpectedIntent(name: name, slots: slots, t: item["t"] as? Double))
             }
             entries.append(ManifestEntry(file: file, kind: kind, condition: object["cond"] as? String ?? "",
-                                         expectWake: wake, expectIntents: intents, text: object["text"] as? String))
+                                         expectWake: wake, expectIntents: intents, text: object["text"] as? String,
+                                         voice: object["voice"] as? String))
         }
         if entries.isEmpty { throw EvaluationError("The manifest '\(path)' lists no clips.") }
         return entries
@@ -126,11 +129,20 @@ public struct EvaluationTable: Sendable {
     /// cpu_per_audio_s is measured on those when there are any (start-up amortised).
     public private(set) var longClipAudioSeconds = 0.0, longClipCPUSeconds = 0.0
     public static let longClipSeconds = 30.0
+    /// One row per slice and voice ("command/clean flite_slt"; "-" for a clip whose manifest line names no
+    /// voice), not per slice: which talkers a change helps (`jarvis eval --by-voice`).
+    public var byVoice = false
 
-    public init() {}
+    public init(byVoice: Bool = false) { self.byVoice = byVoice }
+
+    /// The row `entry` counts in: its slice, and with `byVoice` its voice.
+    func rowKey(_ entry: ManifestEntry) -> String {
+        byVoice ? entry.slice + " " + (entry.voice ?? "-") : entry.slice
+    }
 
     public mutating func add(_ entry: ManifestEntry, _ outcome: ClipOutcome) {
-        var row = rows[entry.slice] ?? Row()
+        let key = rowKey(entry)
+        var row = rows[key] ?? Row()
         let failuresBefore = failures.count
         var streamOK = true
         row.n += 1
@@ -182,14 +194,14 @@ public struct EvaluationTable: Sendable {
         } else if entry.expectWake && outcome.wakes == 0 {
             failures.append((file: entry.file, got: "(no wake)"))
         }
-        rows[entry.slice] = row
+        rows[key] = row
         results.append(ClipResult(file: entry.file, slice: entry.slice,
                                   ok: failures.count == failuresBefore && streamOK,
                                   outcome: got.isEmpty ? Self.nothingDone(outcome) : got))
         if let heard = outcome.transcript, let text = entry.text {
             let said = Self.spokenWords(text)
             if !said.isEmpty {
-                var t = transcriptRows[entry.slice] ?? TranscriptRow()
+                var t = transcriptRows[key] ?? TranscriptRow()
                 let errors = Self.wordErrors(said, heard)
                 t.clips += 1
                 t.words += said.count
@@ -199,7 +211,7 @@ public struct EvaluationTable: Sendable {
                 } else {
                     misheard.append((file: entry.file, said: said, heard: heard))
                 }
-                transcriptRows[entry.slice] = t
+                transcriptRows[key] = t
             }
         }
     }
@@ -269,15 +281,18 @@ public struct EvaluationTable: Sendable {
             let p = String(repeating: " ", count: max(0, w - s.count))
             return left ? s + p : p + s
         }
-        var out = pad("slice", 24, left: true) + " " + pad("n", 4) + " " + pad("wake%", 6) + " " + pad("intent%", 8)
+        let width = max(24, rows.keys.map(\.count).max() ?? 0)
+        var out = pad("slice", width, left: true) + " " + pad("n", 4) + " " + pad("wake%", 6) + " " + pad("intent%", 8)
             + " " + pad("falseWake", 9) + " " + pad("falseIntent", 11) + " " + pad("rc!=0", 5) + "\n"
         for key in rows.keys.sorted() {
             let r = rows[key]!
             let wake = r.positives > 0 ? String(format: "%.1f", 100 * Double(r.wakeHits) / Double(r.positives)) : "-"
             var intent = key.hasPrefix("command") || key.hasPrefix("paraphrase")
                 ? String(format: "%.1f", 100 * Double(r.intentOK) / Double(r.n)) : "-"
-            if key == "stream" { intent = "\(r.streamHits)/\(r.streamWanted) +\(r.streamExtra)" }
-            out += pad(key, 24, left: true) + " " + pad(String(r.n), 4) + " " + pad(wake, 6) + " " + pad(intent, 8)
+            if key == "stream" || key.hasPrefix("stream ") {
+                intent = "\(r.streamHits)/\(r.streamWanted) +\(r.streamExtra)"
+            }
+            out += pad(key, width, left: true) + " " + pad(String(r.n), 4) + " " + pad(wake, 6) + " " + pad(intent, 8)
                 + " " + pad(String(r.falseWakes), 9) + " " + pad(String(r.falseIntents), 11) + " " + pad(String(r.failed), 5) + "\n"
         }
         let nonCommands = rows.values.reduce(0) { $0 + $1.nonCommands }
@@ -440,9 +455,9 @@ public struct EvaluationComparison: Sendable {
 /// pipeline, reset between clips: a fresh state per file, without reloading the models).
 public enum Evaluation {
     /// With `transcripts`, each clip whose manifest line gives its text is also transcribed whole by the language
-    /// model (`Pipeline.transcribe`), for the table's word error rates.
+    /// model (`Pipeline.transcribe`), for the table's word error rates. `byVoice`: `EvaluationTable.byVoice`.
     public static func run(_ entries: [ManifestEntry], settings: PipelineSettings, commands: CommandSet,
-                           jobs: Int, transcripts: Bool = false,
+                           jobs: Int, transcripts: Bool = false, byVoice: Bool = false,
                            progress: (@Sendable (Int) -> Void)? = nil) throws -> EvaluationTable {
         let box = OutcomeBox(count: entries.count)
         let cpuStart = processCPUSeconds()
@@ -467,7 +482,7 @@ public enum Evaluation {
             }
         }
         if let error = box.error { throw error }
-        var table = EvaluationTable()
+        var table = EvaluationTable(byVoice: byVoice)
         for (entry, outcome) in zip(entries, box.outcomes) { table.add(entry, outcome!) }
         table.cpuSeconds = processCPUSeconds() - cpuStart
         return table
