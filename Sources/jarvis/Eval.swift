@@ -15,8 +15,8 @@ extension Jarvis {
             that is not the one said: score.py counts them with the misses; searches for other words apart) and, per \
             slice, why those that did nothing did nothing (no wake, or the reason they were rejected). With \
             --json, one line: score.py's summary object. --outcomes keeps each clip's result and a later run's \
-            --against compares with it, clip by clip (a change's gains and losses). `make eval` runs the dev set, the real recordings and the \
-            non-command set.
+            --against compares with it, clip by clip (a change's gains and losses). `make eval` runs the dev set, \
+            this project's other sets and the real recordings, each compared with its last run.
             """)
 
         @Argument(help: "Manifest files (JSON lines); several are scored as one table.")
@@ -73,7 +73,7 @@ extension Jarvis {
         }
 
         /// Writes `text` to `path`; on failure says so in one sentence and returns false.
-        private func write(_ text: String, to path: String) -> Bool {
+        static func write(_ text: String, to path: String) -> Bool {
             do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
                 FileHandle.standardError.write(Data(Self.cannotWrite(path).utf8))
                 return false
@@ -144,7 +144,7 @@ extension Jarvis {
                 }
             }
             // After the table, so a failed write loses nothing of it.
-            if let outcomes, !write(table.results.map { $0.serialized() + "\n" }.joined(), to: outcomes) {
+            if let outcomes, !Self.write(table.results.map { $0.serialized() + "\n" }.joined(), to: outcomes) {
                 throw ExitCode(ExitStatus.usage)
             }
         }
