@@ -72,25 +72,23 @@ extension Jarvis {
             }
         }
 
-        /// Writes `text` to `path`; on failure says so in one sentence and returns false.
-        static func write(_ text: String, to path: String) -> Bool {
-            do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
-                FileHandle.standardError.write(Data(Self.cannotWrite(path).utf8))
-                return false
-            }
-            return true
+        /// Says `message` in one line on standard error; the exit for a bad file argument (status 2).
+        static func refuse(_ message: String) -> ExitCode {
+            FileHandle.standardError.write(Data("jarvis: \(message)\n".utf8))
+            return ExitCode(ExitStatus.usage)
         }
 
-        /// Whether `path` can be written (replaced, as `write` does: its folder must be writable), without touching it.
+        static func cannotWrite(_ path: String) -> String {
+            "the outcomes cannot be written to '\(path)'; check that its folder exists and is writable."
+        }
+
+        /// Whether `path` can be written (replaced, as the outcomes are: its folder must be writable), without
+        /// touching it.
         static func canWrite(_ path: String) -> Bool {
             let folder = (path as NSString).deletingLastPathComponent
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { return false }
             return FileManager.default.isWritableFile(atPath: folder.isEmpty ? "." : folder)
-        }
-
-        static func cannotWrite(_ path: String) -> String {
-            "jarvis: the outcomes cannot be written to '\(path)'; check that its folder exists and is writable.\n"
         }
 
         func run() throws {
@@ -110,15 +108,9 @@ extension Jarvis {
             // one file (compare with the last run, then keep this one).
             var earlier: [ClipResult]?
             if let against {
-                do { earlier = try ClipResult.load(against) } catch {
-                    FileHandle.standardError.write(Data("jarvis: \(error)\n".utf8))
-                    throw ExitCode(ExitStatus.usage)
-                }
+                do { earlier = try ClipResult.load(against) } catch { throw Self.refuse("\(error)") }
             }
-            if let outcomes, !Self.canWrite(outcomes) {
-                FileHandle.standardError.write(Data(Self.cannotWrite(outcomes).utf8))
-                throw ExitCode(ExitStatus.usage)
-            }
+            if let outcomes, !Self.canWrite(outcomes) { throw Self.refuse(Self.cannotWrite(outcomes)) }
             let table: EvaluationTable
             do {
                 table = try Evaluation.run(entries, settings: setup.settings, commands: setup.commands, jobs: jobs,
@@ -144,8 +136,11 @@ extension Jarvis {
                 }
             }
             // After the table, so a failed write loses nothing of it.
-            if let outcomes, !Self.write(table.results.map { $0.serialized() + "\n" }.joined(), to: outcomes) {
-                throw ExitCode(ExitStatus.usage)
+            if let outcomes {
+                do {
+                    try table.results.map { $0.serialized() + "\n" }.joined()
+                        .write(toFile: outcomes, atomically: true, encoding: .utf8)
+                } catch { throw Self.refuse(Self.cannotWrite(outcomes)) }
             }
         }
     }

@@ -26,16 +26,11 @@ public struct ManifestEntry: Sendable {
 
     /// Parses a manifest; relative file paths are taken from the manifest's folder.
     public static func load(_ path: String) throws -> [ManifestEntry] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw EvaluationError("The manifest '\(path)' cannot be read; check the path (a JSON-lines file, as ../shared/eval/devset.py writes).")
-        }
+        let lines = try jsonLines(path, unreadable: "The manifest '\(path)' cannot be read; check the path (a JSON-lines file, as ../shared/eval/devset.py writes).")
         let folder = (path as NSString).deletingLastPathComponent
         var entries: [ManifestEntry] = []
-        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty { continue }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any],
-                  var file = object["file"] as? String, let kind = object["kind"] as? String,
+        for (n, object) in lines {
+            guard let object, var file = object["file"] as? String, let kind = object["kind"] as? String,
                   let expect = object["expect"] as? [String: Any], let wake = expect["wake"] as? Bool
             else { throw EvaluationError("\(path):\(n + 1): not a manifest line (it needs file, kind and expect.wake).") }
             if !file.hasPrefix("/") { file = (folder as NSString).appendingPathComponent(file) }
@@ -131,7 +126,7 @@ public struct EvaluationTable: Sendable {
     public static let longClipSeconds = 30.0
     /// One row per slice and voice ("command/clean flite_slt"; "-" for a clip whose manifest line names no
     /// voice), not per slice: which talkers a change helps (`jarvis eval --by-voice`).
-    public var byVoice = false
+    public let byVoice: Bool
 
     public init(byVoice: Bool = false) { self.byVoice = byVoice }
 
@@ -143,8 +138,6 @@ public struct EvaluationTable: Sendable {
     public mutating func add(_ entry: ManifestEntry, _ outcome: ClipOutcome) {
         let key = rowKey(entry)
         var row = rows[key] ?? Row()
-        let failuresBefore = failures.count
-        var streamOK = true
         row.n += 1
         audioSeconds += outcome.audioSeconds
         if outcome.audioSeconds >= Self.longClipSeconds {
@@ -164,16 +157,21 @@ public struct EvaluationTable: Sendable {
             if !outcome.intents.isEmpty { row.falseIntents += 1 }
         }
         let got = outcome.intents.map { "\($0.intent.name)\(Self.describe($0.intent.slots))" }.joined(separator: ", ")
+        let outcomeText = got.isEmpty ? Self.nothingDone(outcome) : got
+        // What `--failures` lists for the clip when it is scored wrong (a stream is not listed there).
+        var failure: String?
+        var streamMissed = false
         if entry.kind == "stream" {
             for want in entry.expectIntents {
                 let hit = outcome.intents.contains {
                     Self.matches($0.intent, want) && abs($0.t - (want.t ?? -999)) < 8
                 }
-                if hit { row.streamHits += 1 } else { streamOK = false }
+                if hit { row.streamHits += 1 } else { streamMissed = true }
                 row.streamWanted += 1
             }
-            row.streamExtra += max(0, outcome.intents.count - entry.expectIntents.count)
-            if outcome.intents.count > entry.expectIntents.count { streamOK = false }
+            let extra = max(0, outcome.intents.count - entry.expectIntents.count)
+            row.streamExtra += extra
+            if extra > 0 { streamMissed = true }
         } else if let want = entry.expectIntents.first {
             let heard = outcome.intents.map(\.intent)
             let ok = heard.count == 1 && Self.matches(heard[0], want)
@@ -184,20 +182,18 @@ public struct EvaluationTable: Sendable {
                 if heard.count == 1, want.name == "search", first.name == "search" { row.wrongQueries += 1 }
             }
             if heard.isEmpty { row.didNothing[Self.why(outcome), default: 0] += 1 }
-            if ok { row.intentOK += 1 } else {
-                failures.append((file: entry.file, got: got.isEmpty ? Self.nothingDone(outcome) : got))
-            }
+            if ok { row.intentOK += 1 } else { failure = outcomeText }
         } else if !outcome.intents.isEmpty {
-            failures.append((file: entry.file, got: got))
+            failure = got
         } else if !entry.expectWake && outcome.wakes > 0 {
-            failures.append((file: entry.file, got: "(false wake)"))
+            failure = "(false wake)"
         } else if entry.expectWake && outcome.wakes == 0 {
-            failures.append((file: entry.file, got: "(no wake)"))
+            failure = "(no wake)"
         }
+        if let failure { failures.append((file: entry.file, got: failure)) }
         rows[key] = row
-        results.append(ClipResult(file: entry.file, slice: entry.slice,
-                                  ok: failures.count == failuresBefore && streamOK,
-                                  outcome: got.isEmpty ? Self.nothingDone(outcome) : got))
+        results.append(ClipResult(file: entry.file, slice: entry.slice, ok: failure == nil && !streamMissed,
+                                  outcome: outcomeText))
         if let heard = outcome.transcript, let text = entry.text {
             let said = Self.spokenWords(text)
             if !said.isEmpty {
@@ -366,6 +362,17 @@ public struct EvaluationTable: Sendable {
     }
 }
 
+/// The non-blank lines of a JSON-lines file, numbered from 0, each as an object (nil: not a JSON object);
+/// `unreadable` is the error when the file cannot be read.
+func jsonLines(_ path: String, unreadable: String) throws -> [(number: Int, object: [String: Any]?)] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw EvaluationError(unreadable) }
+    return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { n, line in
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return nil }
+        return (n, try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) as? [String: Any])
+    }
+}
+
 /// One clip's result as `jarvis eval --outcomes` writes it (a JSON line) and `--against` reads it back.
 public struct ClipResult: Sendable, Equatable {
     public var file: String
@@ -387,13 +394,10 @@ public struct ClipResult: Sendable, Equatable {
 
     /// Reads a file of `serialized()` lines.
     public static func load(_ path: String) throws -> [ClipResult] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw EvaluationError("The outcomes file '\(path)' cannot be read; give one that `jarvis eval --outcomes` wrote.")
-        }
+        let lines = try jsonLines(path, unreadable: "The outcomes file '\(path)' cannot be read; give one that `jarvis eval --outcomes` wrote.")
         var results: [ClipResult] = []
-        for (n, line) in text.split(separator: "\n").enumerated() where !line.allSatisfy(\.isWhitespace) {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let file = object["file"] as? String, let slice = object["slice"] as? String,
+        for (n, object) in lines {
+            guard let object, let file = object["file"] as? String, let slice = object["slice"] as? String,
                   let ok = object["ok"] as? Bool, let outcome = object["outcome"] as? String
             else { throw EvaluationError("\(path):\(n + 1): not an outcome line (it needs file, slice, ok and outcome).") }
             results.append(ClipResult(file: file, slice: slice, ok: ok, outcome: outcome))
