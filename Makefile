@@ -117,9 +117,20 @@ score: release
 	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
 	python3 ../shared/eval/score.py $(DEVSET)/manifest.jsonl --bin .build/release/jarvis --batch 20
 
-# Wake detection side by side with openWakeWord 0.5.1 and pocketsphinx_continuous (see scripts/sidebyside.py).
+# Wake detection side by side with openWakeWord 0.5.1 and pocketsphinx_continuous (see scripts/sidebyside.py),
+# the three tables of docs/accuracy.md: the dev set, the real recordings (both phrases), the name set clean and
+# under steady noise.
 sidebyside: release
+	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
+	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
+	test -f $(NAMES)/manifest.jsonl || python3 scripts/make-name-set.py $(NAMES)
+	test -f $(NAMES_NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(NAMES_NOISE) \
+	  --source $(NAMES)/manifest.jsonl --conds white15,pink10,cwhite15
 	python3 scripts/sidebyside.py $(DEVSET)/manifest.jsonl --bin .build/release/jarvis --markdown
+	python3 scripts/sidebyside.py $(REAL) --bin .build/release/jarvis --markdown \
+	  --wake-phrase "hey jarvis" --wake-phrase jarvis
+	python3 scripts/sidebyside.py $(NAMES)/manifest.jsonl $(NAMES_NOISE)/manifest.jsonl \
+	  --bin .build/release/jarvis --markdown
 
 # Cost and latency table, side by side with pocketsphinx_continuous (scripts/bench.py).
 bench: release

@@ -23,12 +23,13 @@ The 0.5.1 wheel ships its models (openwakeword/resources/models/hey_jarvis_v0.1.
 embedding_model.onnx); if they are missing, run `openwakeword.utils.download_models()` inside the venv.
 
 Usage:
-  scripts/sidebyside.py MANIFEST.jsonl [--bin PATH] [--jobs 2] [--limit N] [--markdown]
+  scripts/sidebyside.py MANIFEST.jsonl [MANIFEST.jsonl ...] [--bin PATH] [--jobs 2] [--limit N] [--markdown]
                         [--wake-phrase "hey jarvis"] [--wake-phrase jarvis] [--systems jarvis,oww,ps]
                         [--batch 25] [--oww-python /tmp/oww-venv/bin/python] [--oww-pad 1.0] [--json OUT]
 MANIFEST is in ../shared/eval/score.py's format (one JSON object per line: file, kind, cond, expect.wake).
 Each --wake-phrase adds one jarvis column and one pocketsphinx column (default: "hey jarvis" only).
-Rows: kind; command split by cond (command/clean, ...); all negative-real/* summed into negative-real.
+Rows: kind; command split by cond (command/clean, ...), confusable too where its cond is not clean
+(confusable/white15, ...); all negative-real/* summed into negative-real. Several manifests are one set.
 Cells: wake% = detection rate on clips that expect a wake; FW = number of clips with a false wake among
 clips that expect none. CPU = user+sys seconds of the child processes of that system (start-up included).
 At most --jobs child processes run at any time; the systems run one after the other.
@@ -238,8 +239,9 @@ def run_oww(py, files, jobs, pad):
 
 def slice_of(r):
     k = r["kind"]
-    if k == "command":
-        return f"command/{r.get('cond', '')}"
+    # Commands by condition; confusable names too when they are not clean (the name set under noise).
+    if k == "command" or (k == "confusable" and r.get("cond", "clean") != "clean"):
+        return f"{k}/{r.get('cond', '')}"
     if k.startswith("negative-real"):
         return "negative-real"
     return k
@@ -247,7 +249,7 @@ def slice_of(r):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("manifest")
+    ap.add_argument("manifest", nargs="+", help="one or more manifests, scored as one set")
     ap.add_argument("--bin", default=os.environ.get("JARVIS", ".build/release/jarvis"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--limit", type=int, default=0)
@@ -266,7 +268,7 @@ def main():
         print("sidebyside: --jobs capped at 2", file=sys.stderr)
     phrases = [p.strip().lower() for p in a.wake_phrase] or ["hey jarvis"]
     systems = [s.strip() for s in a.systems.split(",") if s.strip()]
-    rows = [json.loads(l) for l in open(a.manifest) if l.strip()]
+    rows = [json.loads(l) for m in a.manifest for l in open(m) if l.strip()]
     if a.kinds:
         rows = [r for r in rows if r["kind"].startswith(tuple(a.kinds.split(",")))]
     if a.limit:
@@ -337,7 +339,7 @@ def main():
     err_row = ["errors", ""] + [x for label, res, err, cpu, wall in cols for x in (str(len(err)), "")]
     extra = [cpu_row, rtf_row, err_row]
 
-    print(f"# {a.manifest}: {len(rows)} clips, {audio_s:.0f} s audio; wake% = detected among clips expecting a wake, "
+    print(f"# {' + '.join(a.manifest)}: {len(rows)} clips, {audio_s:.0f} s audio; wake% = detected among clips expecting a wake, "
           f"FW = false wakes among clips expecting none; jobs={jobs}, oww pad={a.oww_pad}s")
     if a.markdown:
         print("| " + " | ".join(head) + " |")
