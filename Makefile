@@ -48,30 +48,49 @@ TRANSCRIBED = negative-real/asterisk,negative-real/pocketsphinx,negative-real/fs
 # moved since (jarvis eval --outcomes / --against).
 OUTCOMES ?= /tmp/jarvis-outcomes
 keep = --outcomes $(OUTCOMES)/$(1).jsonl $$(test -f $(OUTCOMES)/$(1).jsonl && echo --against $(OUTCOMES)/$(1).jsonl)
-eval: release
+# Each set is made once, when its manifest is missing (an order-only prerequisite: a set made from another
+# is not made again when that one is newer).
+SETS = $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl $(NOISE)/manifest.jsonl $(VARIANTS)/manifest.jsonl \
+  $(REQUESTS)/manifest.jsonl $(NAMES)/manifest.jsonl $(NAMES_NOISE)/manifest.jsonl $(VOICES)/manifest.jsonl \
+  $(BABBLE)/manifest.jsonl $(ROOM_REJECTION)/manifest.jsonl $(NEG_BABBLE)/manifest.jsonl \
+  $(VOICES_NOISE)/manifest.jsonl $(VOICES_BABBLE)/manifest.jsonl $(ROOM)/manifest.jsonl $(QUERIES)/manifest.jsonl \
+  $(REAL)
+$(DEVSET)/manifest.jsonl:
+	python3 ../shared/eval/devset.py $(DEVSET)
+$(REJECTION)/manifest.jsonl:
+	python3 scripts/make-rejection-set.py $(REJECTION)
+$(NOISE)/manifest.jsonl: | $(DEVSET)/manifest.jsonl
+	python3 scripts/make-noise-set.py $(NOISE) --devset $(DEVSET)
+$(VARIANTS)/manifest.jsonl:
+	python3 scripts/make-variant-set.py $(VARIANTS)
+$(REQUESTS)/manifest.jsonl:
+	python3 scripts/make-request-set.py $(REQUESTS)
+$(NAMES)/manifest.jsonl:
+	python3 scripts/make-name-set.py $(NAMES)
+$(NAMES_NOISE)/manifest.jsonl: | $(NAMES)/manifest.jsonl
+	python3 scripts/make-noise-set.py $(NAMES_NOISE) --source $(NAMES)/manifest.jsonl --conds white15,pink10,cwhite15
+$(VOICES)/manifest.jsonl:
+	python3 scripts/make-voice-set.py $(VOICES)
+$(BABBLE)/manifest.jsonl: | $(DEVSET)/manifest.jsonl
+	python3 scripts/make-babble-set.py $(BABBLE) --devset $(DEVSET)
+$(ROOM_REJECTION)/manifest.jsonl: | $(REJECTION)/manifest.jsonl
+	python3 scripts/make-babble-set.py $(ROOM_REJECTION) --dev-voices --source $(REJECTION)/manifest.jsonl \
+	  --kinds rejection
+$(NEG_BABBLE)/manifest.jsonl: | $(DEVSET)/manifest.jsonl
+	python3 scripts/make-babble-set.py $(NEG_BABBLE) --devset $(DEVSET) --kinds negative,confusable
+$(VOICES_NOISE)/manifest.jsonl: | $(VOICES)/manifest.jsonl
+	python3 scripts/make-noise-set.py $(VOICES_NOISE) --source $(VOICES)/manifest.jsonl --conds white15
+$(VOICES_BABBLE)/manifest.jsonl: | $(VOICES)/manifest.jsonl
+	python3 scripts/make-babble-set.py $(VOICES_BABBLE) --source $(VOICES)/manifest.jsonl
+$(ROOM)/manifest.jsonl: | $(DEVSET)/manifest.jsonl
+	python3 scripts/make-noise-set.py $(ROOM) --devset $(DEVSET) --conds brown10,hum15,chum15,reverb,quiet20,quiet30
+$(QUERIES)/manifest.jsonl:
+	python3 scripts/make-query-set.py $(QUERIES)
+$(REAL):
+	python3 ../shared/eval/realset.py > $(REAL)
+
+eval: release $(SETS)
 	mkdir -p $(OUTCOMES)
-	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
-	test -f $(REJECTION)/manifest.jsonl || python3 scripts/make-rejection-set.py $(REJECTION)
-	test -f $(NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(NOISE) --devset $(DEVSET)
-	test -f $(VARIANTS)/manifest.jsonl || python3 scripts/make-variant-set.py $(VARIANTS)
-	test -f $(REQUESTS)/manifest.jsonl || python3 scripts/make-request-set.py $(REQUESTS)
-	test -f $(NAMES)/manifest.jsonl || python3 scripts/make-name-set.py $(NAMES)
-	test -f $(NAMES_NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(NAMES_NOISE) \
-	  --source $(NAMES)/manifest.jsonl --conds white15,pink10,cwhite15
-	test -f $(VOICES)/manifest.jsonl || python3 scripts/make-voice-set.py $(VOICES)
-	test -f $(BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(BABBLE) --devset $(DEVSET)
-	test -f $(ROOM_REJECTION)/manifest.jsonl || python3 scripts/make-babble-set.py $(ROOM_REJECTION) --dev-voices \
-	  --source $(REJECTION)/manifest.jsonl --kinds rejection
-	test -f $(NEG_BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(NEG_BABBLE) --devset $(DEVSET) \
-	  --kinds negative,confusable
-	test -f $(VOICES_NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(VOICES_NOISE) \
-	  --source $(VOICES)/manifest.jsonl --conds white15
-	test -f $(VOICES_BABBLE)/manifest.jsonl || python3 scripts/make-babble-set.py $(VOICES_BABBLE) \
-	  --source $(VOICES)/manifest.jsonl
-	test -f $(ROOM)/manifest.jsonl || python3 scripts/make-noise-set.py $(ROOM) --devset $(DEVSET) \
-	  --conds brown10,hum15,chum15,reverb,quiet20,quiet30
-	test -f $(QUERIES)/manifest.jsonl || python3 scripts/make-query-set.py $(QUERIES)
-	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
 	.build/release/jarvis eval $(DEVSET)/manifest.jsonl $(REJECTION)/manifest.jsonl $(call keep,dev)
 	@echo "== noise set (commands, negatives and confusable names under more noise)"
 	.build/release/jarvis eval $(NOISE)/manifest.jsonl $(call keep,noise)
@@ -113,19 +132,13 @@ eval: release
 	.build/release/jarvis eval $(REAL) --kinds $(TRANSCRIBED) --transcripts $(call keep,real-transcripts)
 
 # The same dev set through the shared scorer (one process per batch of clips), as the project is graded.
-score: release
-	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
+score: release $(DEVSET)/manifest.jsonl
 	python3 ../shared/eval/score.py $(DEVSET)/manifest.jsonl --bin .build/release/jarvis --batch 20
 
 # Wake detection side by side with openWakeWord 0.5.1 and pocketsphinx_continuous (see scripts/sidebyside.py),
 # the three tables of docs/accuracy.md: the dev set, the real recordings (both phrases), the name set clean and
 # under steady noise.
-sidebyside: release
-	test -f $(DEVSET)/manifest.jsonl || python3 ../shared/eval/devset.py $(DEVSET)
-	test -f $(REAL) || python3 ../shared/eval/realset.py > $(REAL)
-	test -f $(NAMES)/manifest.jsonl || python3 scripts/make-name-set.py $(NAMES)
-	test -f $(NAMES_NOISE)/manifest.jsonl || python3 scripts/make-noise-set.py $(NAMES_NOISE) \
-	  --source $(NAMES)/manifest.jsonl --conds white15,pink10,cwhite15
+sidebyside: release $(DEVSET)/manifest.jsonl $(REAL) $(NAMES)/manifest.jsonl $(NAMES_NOISE)/manifest.jsonl
 	python3 scripts/sidebyside.py $(DEVSET)/manifest.jsonl --bin .build/release/jarvis --markdown
 	python3 scripts/sidebyside.py $(REAL) --bin .build/release/jarvis --markdown \
 	  --wake-phrase "hey jarvis" --wake-phrase jarvis
