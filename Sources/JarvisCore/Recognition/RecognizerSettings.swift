@@ -440,12 +440,13 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// or its kin ("jh ah r v ah s": the name in another accent) cost a real clip in twenty.
     public var firstSyllableRivals = true
     /// The fewest frames (10 ms) the name's first phone may take when the name's phones are aligned over its
-    /// frames in a clean segment (`UtteranceRecognizer.nameOnsetLastsLongEnough`); nil: not tested. A phone's
-    /// three states take 3 frames at the least, and a name without its first sound gets no more: flite slt's
-    /// "hey harvest" (its "h" said with "hey") woke with a "jh" of 3 frames, past the onset rivals (0.41 and
-    /// 0.47 nats per frame over the name). Measured (2026-12-02, stop 81) on the wakes that passed the onset
-    /// rivals: the real "jarvis" clips' first phones took 5 frames or more (186 wakes), the dev, voice,
-    /// other-voice, variant, request and non-command sets' clean wakes 7 or more (907 wakes).
+    /// frames in a clean segment or under steady noise (`UtteranceRecognizer.nameOnsetLastsLongEnough`); nil: not
+    /// tested. A phone's three states take 3 frames at the least, and a name without its first sound gets no
+    /// more: flite slt's "hey harvest" (its "h" said with "hey") woke with a "jh" of 3 frames, past the onset
+    /// rivals (0.41 and 0.47 nats per frame over the name). Measured (2026-12-02, stop 81): in clean segments the
+    /// real "jarvis" clips' first phones took 5 frames or more (186 wakes), the dev, voice, other-voice, variant,
+    /// request and non-command sets' wakes 7 or more (907); under steady noise 5 or more (397 wakes), where
+    /// festival kal's "marvis" took 3. Under babble a real name's took 3 and 4 (festival kal): not tested there.
     public var minimumNameOnsetFrames: Int? = 4
 
     public init() {}

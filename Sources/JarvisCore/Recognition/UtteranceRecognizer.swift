@@ -1155,11 +1155,12 @@ public final class UtteranceRecognizer {
     }
 
     /// Whether the name's first phone, aligned with the rest of its phones over the name's frames, lasts at least
-    /// `RecognizerSettings.minimumNameOnsetFrames` frames (10 ms each) in a clean segment: a sound-alike without
-    /// that sound ("hey harvest", its "h" in "hey") gets only the frames the phone cannot do without. Not tested
-    /// under steady noise or babble, where a drowned onset is squeezed too; true when there is no such test.
+    /// `RecognizerSettings.minimumNameOnsetFrames` frames (10 ms each) in a clean segment or under steady noise: a
+    /// sound-alike without that sound ("hey harvest", its "h" in "hey") gets only the frames the phone cannot do
+    /// without. Not tested under babble (a segment neither clean nor steady), where a real name's onset drowns
+    /// and is squeezed too; true when there is no such test.
     func nameOnsetLastsLongEnough(_ name: RecognizedWord) throws(DecoderError) -> Bool {
-        guard let minimum = settings.minimumNameOnsetFrames, segmentIsClean, noisiness == 0,
+        guard let minimum = settings.minimumNameOnsetFrames, segmentIsClean || noisiness > 0,
               let (onset, rest) = nameOnsetWords else { return true }
         let (from, to) = samples(fromFrame: name.startFrame, toFrame: name.endFrame)
         guard to - from >= Self.samplesPerFrame * 10,
