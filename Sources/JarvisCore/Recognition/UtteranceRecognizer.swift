@@ -207,8 +207,11 @@ public final class UtteranceRecognizer {
         // The words made from the name's pronunciation go into the dictionary now, before any language model's
         // search exists (PocketSphinx adds a word added later to that model as a unigram too).
         if let name = wakeWords.last {
-            nameHalfWords = try Self.addNameHalves(of: name, to: decoder)
-            nameOnsetWords = try Self.addNameOnset(of: name, to: decoder)
+            // The halves: a name of 4 phones or more, split in the middle; the onset: its first phone and the rest.
+            nameHalfWords = try Self.addNameParts(of: name, to: decoder, names: ("part1", "part2"), minimumPhones: 4) {
+                ($0 + 1) / 2
+            }
+            nameOnsetWords = try Self.addNameParts(of: name, to: decoder, names: ("onset", "rest"), minimumPhones: 3) { _ in 1 }
             if let rivals = try Self.addOnsetRivals(of: name, firstSyllables: settings.firstSyllableRivals, to: decoder) {
                 try decoder.addGraph(name: "rivals", Self.anyOne(of: rivals.onset))
                 rivalSearches = ("rivals", "rivals")
@@ -489,8 +492,7 @@ public final class UtteranceRecognizer {
             noteCandidate(score: score, from: words[wakeFirst], to: nameWord)
             guard !final, quietScore >= settings.earlyWakeScore,
                   leadLastsLongEnough(words[wakeFirst...wakeEnd]),
-                  try nameBeatsOnsetRivals(nameWord),
-                  try nameOnsetLastsLongEnough(nameWord),
+                  try nameOnsetHolds(nameWord),
                   nameOnsetDips(words[wakeFirst...wakeEnd]),
                   try wakeSearchConfirms(startFrame: words[wakeFirst].startFrame, endFrame: nameWord.endFrame),
                   // Under steady noise the halves are left to the second pass.
@@ -733,7 +735,7 @@ public final class UtteranceRecognizer {
             } ?? false
             guard leadLastsLongEnough(phrase) else { continue }
             if !reportedEarly {
-                guard try nameBeatsOnsetRivals(name), try nameOnsetLastsLongEnough(name) else { continue }
+                guard try nameOnsetHolds(name) else { continue }
             }
             // Asked again of a name reported early (on the raw audio then): its bound was set on this audio.
             guard nameOnsetDips(phrase) else { continue }
@@ -1154,6 +1156,13 @@ public final class UtteranceRecognizer {
         return advantage <= margin
     }
 
+    /// Whether the name's first sound is its own: no onset rival fits better (`nameBeatsOnsetRivals`), and it lasts
+    /// long enough (`nameOnsetLastsLongEnough`).
+    func nameOnsetHolds(_ name: RecognizedWord) throws(DecoderError) -> Bool {
+        guard try nameBeatsOnsetRivals(name) else { return false }
+        return try nameOnsetLastsLongEnough(name)
+    }
+
     /// Whether the name's first phone, aligned with the rest of its phones over the name's frames, lasts at least
     /// `RecognizerSettings.minimumNameOnsetFrames` frames (10 ms each) in a clean segment or under steady noise: a
     /// sound-alike without that sound ("hey harvest", its "h" in "hey") gets only the frames the phone cannot do
@@ -1171,17 +1180,6 @@ public final class UtteranceRecognizer {
             FileHandle.standardError.write(Data("name onset \(frames) frames (at least \(minimum))\n".utf8))
         }
         return frames >= minimum
-    }
-
-    /// Adds the first phone of `word`'s first pronunciation and the rest of its phones to `decoder`'s dictionary as
-    /// two words and returns them; nil when it has fewer than 3 phones or no pronunciation.
-    private static func addNameOnset(of word: String, to decoder: PocketSphinxDecoder)
-        throws(DecoderError) -> (onset: String, rest: String)? {
-        guard let phones = decoder.pronunciation(of: word)?.split(separator: " ").map(String.init),
-              phones.count >= 3 else { return nil }
-        let words = (onset: "\(word)-onset", rest: "\(word)-rest")
-        try decoder.addWords([(words.onset, phones[0]), (words.rest, phones.dropFirst().joined(separator: " "))])
-        return words
     }
 
     /// Adds the name's rivals (`onsetRivals`, from its first pronunciation; the first syllable's only with
@@ -1250,17 +1248,19 @@ public final class UtteranceRecognizer {
     /// (0.53–0.66 over a name that verified at 2.0–2.35); no clip without the name had "d" as its best rival.
     static let affricateStops: [String: String] = ["JH": "D", "CH": "T"]
 
-    /// Adds the two halves of `word`'s first pronunciation to `decoder`'s dictionary as words and returns them;
-    /// nil when it has fewer than 4 phones or no pronunciation.
-    private static func addNameHalves(of word: String, to decoder: PocketSphinxDecoder)
-        throws(DecoderError) -> (first: String, second: String)? {
+    /// Adds `word`'s first pronunciation, split in two before phone `split(count)`, to `decoder`'s dictionary as
+    /// the words "<word>-<names.0>" and "<word>-<names.1>" and returns them; nil when it has fewer than
+    /// `minimumPhones` phones or no pronunciation.
+    private static func addNameParts(of word: String, to decoder: PocketSphinxDecoder, names: (String, String),
+                                     minimumPhones: Int, split: (Int) -> Int)
+        throws(DecoderError) -> (String, String)? {
         guard let phones = decoder.pronunciation(of: word)?.split(separator: " ").map(String.init),
-              phones.count >= 4 else { return nil }
-        let split = (phones.count + 1) / 2
-        let halves = (first: "\(word)-part1", second: "\(word)-part2")
-        try decoder.addWords([(halves.first, phones[..<split].joined(separator: " ")),
-                              (halves.second, phones[split...].joined(separator: " "))])
-        return halves
+              phones.count >= minimumPhones else { return nil }
+        let at = split(phones.count)
+        let parts = ("\(word)-\(names.0)", "\(word)-\(names.1)")
+        try decoder.addWords([(parts.0, phones[..<at].joined(separator: " ")),
+                              (parts.1, phones[at...].joined(separator: " "))])
+        return parts
     }
 
     /// Whether the words of a wake phrase before its name (`phrase`: its words as decoded, the name last) last
