@@ -111,6 +111,17 @@ final class CommandSetTests: XCTestCase {
         }
     }
 
+    /// The closed slots' words say what a command does; the words of its patterns only which command it is.
+    func testClosedSlotWordsAreTheSlotsPhrasesWords() {
+        let words = CommandSet.builtin().closedSlotWords
+        for word in ["left", "down", "middle", "double", "twice", "three", "times", "twenty", "youtube", "google", "maps"] {
+            XCTAssertTrue(words.contains(word), word)
+        }
+        for word in ["scroll", "click", "open", "go", "search", "for", "tab", "the"] {
+            XCTAssertFalse(words.contains(word), word)
+        }
+    }
+
     /// The fifth round (stop 69), from the same probe by festival's kal and espeak-ng: "scroll down twice" scrolled
     /// four times. "scroll a bit down", "go down" and "move down" stay out (the grammar then heard babble's
     /// "scroll up" as "scroll a little left", "go home" as "go down" and "new tab" as "move left": docs/accuracy.md);

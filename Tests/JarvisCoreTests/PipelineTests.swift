@@ -1147,6 +1147,26 @@ extension PipelineTests {
         XCTAssertEqual(intents(try run(samples: thanks, settings: carriers)).map(\.name), ["navigate"])
     }
 
+    /// An unsure command with a closed slot ("scroll left a little") is taken only when the language model heard
+    /// one of the slot's words (`PipelineSettings.languageModelCheckWantsSlotWords`): in flite awb's "the scroll
+    /// is on the table" the grammar hears that command, unsure of it, and the language model hears "scroll" but
+    /// no direction. Without the setting "scroll" passes the check and the page scrolls left; a real "scroll
+    /// left a little" still does.
+    func testAnUnsureCommandsSlotWordMustBeHeard() throws {
+        let sentence = try synthesized("flite") { ["-voice", "awb", "-t", "hey jarvis, the scroll is on the table", "-o", $0] }
+        let events = try run(samples: sentence)
+        XCTAssertEqual(count(events, "wake"), 1)
+        XCTAssertEqual(intents(events), [])
+        XCTAssertEqual(count(events, "rejected"), 1)
+        var without = PipelineSettings()
+        without.languageModelCheckWantsSlotWords = false
+        let scrolled = intents(try run(samples: sentence, settings: without))
+        XCTAssertEqual(scrolled.map(\.name), ["scroll"])
+        XCTAssertEqual(scrolled.first?.slots["direction"], .string("left"))
+        let command = try synthesized("flite") { ["-voice", "awb", "-t", "hey jarvis, scroll left a little", "-o", $0] }
+        XCTAssertEqual(intents(try run(samples: command)).first?.slots["direction"], .string("left"))
+    }
+
     /// The second pass's searches are rebuilt with the open-vowel words for a clean segment and without them for a
     /// noisy one (`UtteranceRecognizer.holdSecondPass`): a British "go back", then a command under a fan's noise,
     /// each heard as on its own, with the same transcript.

@@ -112,6 +112,15 @@ public struct CommandSet: Sendable {
         return Intent(name: command.intent, slots: slotValues, text: text)
     }
 
+    /// The words of the closed slots' spoken phrases ("left", "youtube", "maps", "twice"): the words that say
+    /// what a command does, where the rest ("scroll", "click", "open") say only which command it is.
+    public var closedSlotWords: Set<String> {
+        Set(slots.values.flatMap { kind -> [String] in
+            guard case .list(let values) = kind else { return [] }
+            return values.keys.flatMap { $0.split(separator: " ").map(String.init) }
+        })
+    }
+
     /// Slot names of free-text kind.
     public var freeTextSlots: Set<String> {
         Set(slots.compactMap { $0.value == .freeText ? $0.key : nil })
