@@ -112,8 +112,8 @@ final class CommandSetTests: XCTestCase {
     }
 
     /// The closed slots' words say what a command does; the words of its patterns only which command it is.
-    func testClosedSlotWordsAreTheSlotsPhrasesWords() {
-        let words = CommandSet.builtin().closedSlotWords
+    func testSlotWordsAreTheListedSlotsPhrasesWords() {
+        let words = CommandSet.builtin().slotWords
         for word in ["left", "down", "middle", "double", "twice", "three", "times", "twenty", "youtube", "google", "maps"] {
             XCTAssertTrue(words.contains(word), word)
         }

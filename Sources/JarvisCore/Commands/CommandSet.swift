@@ -112,15 +112,6 @@ public struct CommandSet: Sendable {
         return Intent(name: command.intent, slots: slotValues, text: text)
     }
 
-    /// The words of the closed slots' spoken phrases ("left", "youtube", "maps", "twice"): the words that say
-    /// what a command does, where the rest ("scroll", "click", "open") say only which command it is.
-    public var closedSlotWords: Set<String> {
-        Set(slots.values.flatMap { kind -> [String] in
-            guard case .list(let values) = kind else { return [] }
-            return values.keys.flatMap { $0.split(separator: " ").map(String.init) }
-        })
-    }
-
     /// Slot names of free-text kind.
     public var freeTextSlots: Set<String> {
         Set(slots.compactMap { $0.value == .freeText ? $0.key : nil })
@@ -164,7 +155,8 @@ public struct CommandSet: Sendable {
         return words
     }
 
-    /// The words of the listed slots' phrases ("three", "google", "maps").
+    /// The words of the listed slots' phrases ("three", "google", "maps", "left"): the words that say what a
+    /// command does, where its patterns' words ("scroll", "click", "open") say only which command it is.
     public var slotWords: Set<String> {
         var words = Set<String>()
         for case .list(let values) in slots.values {

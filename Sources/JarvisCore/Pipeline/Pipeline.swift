@@ -136,7 +136,7 @@ public struct PipelineSettings: Sendable, Equatable {
     /// `carrierWords`. Measured: non-commands rejected 86 → 92.7 %, clean intents 82.6 → 81.7 %; in noise the
     /// language model mishears real commands (it cost 5 points of babble intents), so noisy segments skip it.
     public var languageModelCheckBelow = 0.9
-    /// Whether that check, for a command with words of a closed slot (`CommandSet.closedSlotWords`: "left" of
+    /// Whether that check, for a command with words of a closed slot (`CommandSet.slotWords`: "left" of
     /// "scroll left a little", "youtube" of "open youtube"), asks for one of those words: they say what the
     /// command does, its other words only which command it is. Without it the grammar's "scroll left a little"
     /// passed for "the scroll is on the table" (flite awb and festival kal), which the language model heard
@@ -207,8 +207,6 @@ public final class Pipeline {
     public let commands: CommandSet
     /// `commands` without those only the language model's words are parsed with (`CommandSet.grammarCommands`).
     let grammarCommands: CommandSet
-    /// `commands.closedSlotWords`, for the language model's check of unsure commands.
-    private let closedSlotWords: Set<String>
     /// The recogniser of the current segment: `standardRecognizer`, or `highVoiceRecognizer` for a talker whose
     /// voice is high (`RecognizerSettings.highVoiceWarp`).
     private var recognizer: UtteranceRecognizer
@@ -299,7 +297,6 @@ public final class Pipeline {
         self.settings = settings
         self.commands = commands
         grammarCommands = commands.grammarCommands
-        closedSlotWords = commands.closedSlotWords
         self.processor = processor
         self.output = emit
         standardRecognizer = try UtteranceRecognizer(commands: commands, wakePhrase: settings.wakePhrase,
@@ -1022,7 +1019,7 @@ public final class Pipeline {
             let paths = [free.words] + (settings.languageModelCheckAlternatives ? free.alternatives : [])
             let checked = content.isEmpty ? literal : content
             // ...and, for a command with a closed slot, one of the slot's words ("left", not "scroll").
-            let slotWords = settings.languageModelCheckWantsSlotWords ? checked.filter(closedSlotWords.contains) : []
+            let slotWords = settings.languageModelCheckWantsSlotWords ? checked.filter(commands.slotWords.contains) : []
             var agrees = try heardAnyOf(slotWords.isEmpty ? checked : slotWords, in: heard, orInPartsOn: paths)
             if !agrees, let allowed = settings.commandModelAcousticLoss, recognizer.canExpect(.command) {
                 // The general model may have misheard a command it finds an unlikely sentence ("can you been in a
