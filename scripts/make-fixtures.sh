@@ -17,7 +17,8 @@
 # noisy fixtures and restart_seam.flac have other noise beds; noisy_page_up.wav
 # (espeak-ng, untrimmed, noise over the utterance) and espeak_click.flac /
 # espeak_scroll_down.flac / espeak_go_home.flac (espeak-ng, no noise bed at all);
-# espeak_search_football_babble.flac is a clip of the shared dev set (babble).
+# espeak_search_football_babble.flac is a clip of the shared dev set (babble), page_down_talking_room.flac
+# one of the babble set (scripts/make-babble-set.py).
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -247,6 +248,14 @@ echo "== espeak_search_football_babble.flac (the shared dev set's clip, as FLAC)
 copied_clip espeak_search_football_babble "${DEVSET:-/tmp/jarvis-devset}/command_espeak_us_21_babble10.wav" \
   ../shared/eval/devset.py
 
+echo "== page_down_talking_room.flac (the babble set's clip, as FLAC)"
+# flite slt's "hey jarvis, page down" in a room already talking: babble by voices the dev set does not use (flite
+# rms, flite kal, espeak-ng en-gb) from 3 s before the speech to 1 s after it, 10 dB under it, as
+# scripts/make-babble-set.py makes its cbabble10 (seeded). BABBLESET is the folder it wrote (its default
+# /tmp/jarvis-babble).
+copied_clip page_down_talking_room "${BABBLESET:-/tmp/jarvis-babble}/command_flite_slt_04_cbabble10.wav" \
+  scripts/make-babble-set.py
+
 echo "== encoding variants of scroll_down.wav"
 SRC="$OUT/scroll_down.wav"
 "${SOX[@]}" "$SRC" -r 8000  -c 1 -b 8  -e unsigned-integer "$OUT/enc/scroll_down_u8_8k.wav"
@@ -262,8 +271,8 @@ generated=(
   not_a_command.flac custom_volume.flac click_in_sentence.flac can_you_open_a_new_tab.flac set_timer.flac tell_me_a_joke.flac
   asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac look_for_flights.flac search_train_times.flac noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
   search_cars_then_tv.flac espeak_click.flac espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
-  espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac kal_hiking_trails.flac travis_next_tab.flac espeak_search_football_babble.flac restart_seam.flac
-  enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
+  espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac kal_hiking_trails.flac travis_next_tab.flac espeak_search_football_babble.flac page_down_talking_room.flac
+  restart_seam.flac enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )
 printf '%-36s %6s %5s %3s %-26s %9s %10s\n' file rate ch bit encoding seconds bytes

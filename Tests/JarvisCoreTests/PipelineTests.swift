@@ -723,6 +723,22 @@ extension PipelineTests {
         XCTAssertEqual(count(withoutCheck, "wake"), 0, "the floored hearing's events are dropped with its command")
     }
 
+    /// flite slt's "hey jarvis, page down" in a room already talking (the babble set's clip): heard as it is, the
+    /// name verifies under the bar and "page down" is sure; heard again floored, the name verifies and "page down"
+    /// is unsure. The two hearings agree, so the command is taken as first heard
+    /// (`PipelineSettings.babbleFloorTakesCommandAsHeard`), once; without that, nothing happens.
+    func testAFlooredWakeTakesTheCommandAsFirstHeardWhenTheHearingsAgree() throws {
+        let events = try run("page_down_talking_room.flac")
+        XCTAssertEqual(intents(events).map { $0.slots["direction"] }, [.string("down")])
+        XCTAssertEqual(intents(events).map { $0.slots["unit"] }, [.string("page")])
+        XCTAssertEqual(count(events, "wake"), 1)
+        var floorOnly = PipelineSettings()
+        floorOnly.babbleFloorTakesCommandAsHeard = false
+        let without = try run("page_down_talking_room.flac", settings: floorOnly)
+        XCTAssertEqual(intents(without), [])
+        XCTAssertEqual(count(without, "wake"), 0)
+    }
+
     /// Under babble 7 dB down, espeak-ng's high voice's "hey jarvis, new tab" is heard with the acoustic model
     /// adapted to speech in noise (`RecognizerSettings.babbleAdaptation`), and not without it. Clean speech and
     /// steady noise are heard by the model as installed: the same events either way.

@@ -81,6 +81,13 @@ public struct PipelineSettings: Sendable, Equatable {
     /// The floored hearing's command must be at least this sure: heard again, "hey jarvis, read my emails" in a
     /// talking room became "please right click" (confidence 0.86).
     public var babbleFloorConfidence = 0.9
+    /// When the floored hearing verifies a name that the first hearing verified under the bar, and hears after it
+    /// the same command words as the first hearing did, less sure than `babbleFloorConfidence` where the first
+    /// hearing was at least that sure, the command is taken as first heard: the floor that lets the name through
+    /// blurs the words after it (flite slt's "page down" in a room already talking: heard as is, the name 0.42
+    /// nats per frame, under the bar of 0.8, and "page down" 0.995 sure; floored, the name 1.06 and "page down"
+    /// 0.83). Measured: docs/accuracy.md, stop 84.
+    public var babbleFloorTakesCommandAsHeard = true
     /// In the floored hearing, speech after a command at least this sure, `quietTrailingSpeechDrop` or more under
     /// the wake phrase, is somebody else's too; after a less sure one (with nil, after every one) any speech makes
     /// the command part of a sentence. A room already talking goes on after the command: espeak-ng's "hey jarvis,
@@ -549,9 +556,9 @@ public final class Pipeline {
     }
 
     /// The recogniser's results for the utterance, told first whether the audio holds hum (`HumRemover.hearsHum`).
-    private func finishUtterance() throws(DecoderError) -> [UtteranceResult] {
+    private func finishUtterance(keepingCommandsAfterNamesUnderBar keep: Bool = false) throws(DecoderError) -> [UtteranceResult] {
         recognizer.hearsHum = humRemover?.hearsHum ?? false
-        return try recognizer.finish()
+        return try recognizer.finish(keepingCommandsAfterNamesUnderBar: keep)
     }
 
     private func beginUtterance(at from: Int, replayed: Int = 0) throws(DecoderError) {
@@ -599,14 +606,16 @@ public final class Pipeline {
         let before = HandlingState(of: self)
         heldEvents = []
         defer { if let held = heldEvents { heldEvents = nil; held.forEach(output) } }
-        for result in try finishUtterance() { try handle(result, isFollowUp: false) }
+        let keep = settings.babbleFloorTakesCommandAsHeard && candidates > 0
+        for result in try finishUtterance(keepingCommandsAfterNamesUnderBar: keep) { try handle(result, isFollowUp: false) }
         let asHeard = heldEvents ?? []
         guard candidates > 0, !wokeSince(from) else { return }
         let afterHeard = HandlingState(of: self)
         before.restore(self)
         heldEvents = []
         do {
-            try hearAgainWithBabbleFloored(from: from, noise: noise)
+            try hearAgainWithBabbleFloored(from: from, noise: noise,
+                                           commandsAsHeard: recognizer.commandsAfterNamesUnderBar)
         } catch {
             afterHeard.restore(self)
             heldEvents = asHeard
@@ -616,6 +625,11 @@ public final class Pipeline {
             afterHeard.restore(self)
             heldEvents = asHeard
         }
+    }
+
+    /// A result's words without the phone-loop words (free speech).
+    private static func commandWords(_ result: UtteranceResult) -> [String] {
+        result.words.filter { !GrammarGenerator.isPhoneWord($0) }
     }
 
     /// Whether a wake was reported for audio after `from` (absolute sample).
@@ -648,8 +662,10 @@ public final class Pipeline {
     /// Decodes the segment from `from` to now once more with its babble turned into a steady floor
     /// (`PipelineSettings.babbleFloor`) and handles its results. The recogniser keeps the segment's noise
     /// estimate (babble): measured on the floored audio, the floor counts as steady noise, and the noise
-    /// reduction then taken to it left espeak-ng's "scroll down" as "please google".
-    private func hearAgainWithBabbleFloored(from: Int, noise: SegmentSNR.Estimate) throws(DecoderError) {
+    /// reduction then taken to it left espeak-ng's "scroll down" as "please google". `commandsAsHeard`: the
+    /// first hearing's commands after names under the bar (`PipelineSettings.babbleFloorTakesCommandAsHeard`).
+    private func hearAgainWithBabbleFloored(from: Int, noise: SegmentSNR.Estimate,
+                                            commandsAsHeard: [UtteranceResult]) throws(DecoderError) {
         guard let floorSettings = settings.babbleFloor, from >= history.startSample else { return }
         // The floor around the segment's first words comes from the second on either side of them.
         let lead = max(history.startSample, from - floorSettings.spanHops * BabbleFloor.hop)
@@ -667,8 +683,19 @@ public final class Pipeline {
         if let wake = try recognizer.process(floored[offset...]) { reportEarly(wake) }
         hearingFloored = true
         defer { hearingFloored = false }
-        for result in try finishUtterance() where result.words.isEmpty || result.confidence >= settings.babbleFloorConfidence {
-            try handle(result, isFollowUp: false)
+        for result in try finishUtterance() {
+            if result.words.isEmpty || result.confidence >= settings.babbleFloorConfidence {
+                try handle(result, isFollowUp: false)
+            } else if let wake = result.wake, var sure = commandsAsHeard.first(where: { heard in
+                heard.confidence >= settings.babbleFloorConfidence && Self.commandWords(heard) == Self.commandWords(result)
+                    && heard.wake.map { $0.startSample < wake.endSample && wake.startSample < $0.endSample } ?? false }) {
+                // The same name verified only here, and the same command, sure only as first heard.
+                if UtteranceRecognizer.tracing {
+                    FileHandle.standardError.write(Data("floored wake with the command as first heard: \(sure.words) at \(sure.confidence)\n".utf8))
+                }
+                sure.wake = wake
+                try handle(sure, isFollowUp: false)
+            }
         }
     }
 

@@ -94,6 +94,11 @@ public final class UtteranceRecognizer {
     private var checkedCandidates: [(frames: ClosedRange<Int>, margin: Double)] = []
     /// Live candidates verified in the current (or last) segment; each costs two full-rate decodes of its span.
     var liveCandidatesVerified: Int { checkedCandidates.count }
+    /// Whether the current `finish()` keeps the commands after names under the bar (`commandsAfterNamesUnderBar`).
+    private var keepsCommandsAfterNamesUnderBar = false
+    /// Under babble, the commands after the last `finish()`'s wake phrases whose name verified under the bar,
+    /// their wake spans as heard; empty unless that `finish` was asked to keep them.
+    private(set) var commandsAfterNamesUnderBar: [UtteranceResult] = []
     private var earlyWake: UtteranceResult.WakeSpan?
     private var denoiser: SpectralDenoiser?
     /// The commands-only searches the grammar decoder holds (`commandCovering`; each added on first use).
@@ -549,8 +554,14 @@ public final class UtteranceRecognizer {
 
     /// Ends the utterance and interprets its best path: one result per wake phrase in it (in wake mode), or
     /// one result for the whole utterance (follow-up mode); empty when there is nothing.
-    public func finish() throws(DecoderError) -> [UtteranceResult] {
-        try timed(.secondPass) { () throws(DecoderError) in try decodeAtEnd() }
+    /// `keepingCommandsAfterNamesUnderBar`: under babble, also interpret the words after each wake phrase whose
+    /// name verified under the bar, for `commandsAfterNamesUnderBar` (the pipeline asks when it may hear the
+    /// segment again with its babble floored).
+    public func finish(keepingCommandsAfterNamesUnderBar keep: Bool = false) throws(DecoderError) -> [UtteranceResult] {
+        keepsCommandsAfterNamesUnderBar = keep
+        commandsAfterNamesUnderBar = []
+        defer { keepsCommandsAfterNamesUnderBar = false }
+        return try timed(.secondPass) { () throws(DecoderError) in try decodeAtEnd() }
     }
 
     /// `finish()`'s work.
@@ -700,6 +711,7 @@ public final class UtteranceRecognizer {
         // verification does not end the command before it: the grammar also fits "hey jarvis double click" to
         // the end of "search for train times to boston".
         var wakes: [(end: Int, span: UtteranceResult.WakeSpan, tentative: Bool)] = []
+        var namesUnderBar: [(end: Int, span: UtteranceResult.WakeSpan)] = []
         // The wake phrase is verified by the model as installed, which its thresholds were set on (verified by the
         // adapted model, 3 more of 375 sentences and confusable names under babble woke and acted).
         let adaptation = decoder.adaptation
@@ -724,7 +736,14 @@ public final class UtteranceRecognizer {
             if tentative {
                 guard let slack = settings.tentativeWakeSlack else { continue }
                 required = wakeThreshold - slack * noisiness
-                guard margin >= required else { continue }
+                guard margin >= required else {
+                    if keepsCommandsAfterNamesUnderBar && segmentNoiseChanges {
+                        let first = wakeEnd - wakeWords.count + 1
+                        namesUnderBar.append((wakeEnd, .init(startSample: sample(words[first].startFrame),
+                                                             endSample: sample(name.endFrame + 1), score: score)))
+                    }
+                    continue
+                }
             }
             let wakeFirst = wakeEnd - wakeWords.count + 1
             // A name this sure carries the phrase; a less sure one needs the whole phrase to verify too.
@@ -751,6 +770,17 @@ public final class UtteranceRecognizer {
                                          quietScore: quietScore), tentative))
         }
         decoder.adaptation = adaptation
+        for (wakeEnd, wake) in namesUnderBar {
+            let next = wakeEndIndices(in: words).first { $0 > wakeEnd }.map { $0 - wakeWords.count + 1 } ?? words.count
+            guard next > wakeEnd + 1 else { continue }
+            var result = try interpret(words[(wakeEnd + 1)..<next], wake: wake)
+            result.spanEnd = next < words.count ? sample(words[next].startFrame) : utteranceStart + fed.count
+            result.heardAdapted = decoder.adaptation != nil
+            if Self.tracing {
+                FileHandle.standardError.write(Data("name under the bar (\(wake.score)) with \(result.words) at \(result.confidence)\n".utf8))
+            }
+            commandsAfterNamesUnderBar.append(result)
+        }
         var results: [UtteranceResult] = []
         for (n, (wakeEnd, wake, tentative)) in wakes.enumerated() {
             let nextWake = n + 1 < wakes.count ? wakes[n + 1].end - wakeWords.count + 1 : words.count
