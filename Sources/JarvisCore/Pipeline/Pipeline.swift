@@ -627,11 +627,6 @@ public final class Pipeline {
         }
     }
 
-    /// A result's words without the phone-loop words (free speech).
-    private static func commandWords(_ result: UtteranceResult) -> [String] {
-        result.words.filter { !GrammarGenerator.isPhoneWord($0) }
-    }
-
     /// Whether a wake was reported for audio after `from` (absolute sample).
     private func wokeSince(_ from: Int) -> Bool { reportedWakes.contains { $0.upperBound > from } }
 
@@ -687,7 +682,7 @@ public final class Pipeline {
             if result.words.isEmpty || result.confidence >= settings.babbleFloorConfidence {
                 try handle(result, isFollowUp: false)
             } else if let wake = result.wake, var sure = commandsAsHeard.first(where: { heard in
-                heard.confidence >= settings.babbleFloorConfidence && Self.commandWords(heard) == Self.commandWords(result)
+                heard.confidence >= settings.babbleFloorConfidence && heard.commandWords == result.commandWords
                     && heard.wake.map { $0.startSample < wake.endSample && wake.startSample < $0.endSample } ?? false }) {
                 // The same name verified only here, and the same command, sure only as first heard.
                 if UtteranceRecognizer.tracing {
@@ -771,7 +766,7 @@ public final class Pipeline {
             FileHandle.standardError.write(Data("follow-up \(result.words) at \(Int(level)) dB, wake phrase \(Int(talker)) dB\n".utf8))
         }
         guard level <= talker - drop else { return nil }
-        return result.words.filter { !GrammarGenerator.isPhoneWord($0) }.joined(separator: " ")
+        return result.commandWords.joined(separator: " ")
     }
 
     private func interpret(_ result: UtteranceResult) throws(DecoderError) {
@@ -977,7 +972,7 @@ public final class Pipeline {
             emit(Event(t: t, .transcript(text: free.text, confidence: 0, start: start, end: end, alternatives: [])))
             return reject(free.text, "not-a-command")
         }
-        var literal = result.words.filter { !GrammarGenerator.isPhoneWord($0) }
+        var literal = result.commandWords
         // Phones after a complete command are speech before the next wake phrase, not part of it.
         var words = result.words
         // A twin the recogniser took may be a command the grammar does not hold ("go down" for its "go back").

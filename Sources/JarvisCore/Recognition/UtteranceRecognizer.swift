@@ -770,6 +770,22 @@ public final class UtteranceRecognizer {
                                          quietScore: quietScore), tentative))
         }
         decoder.adaptation = adaptation
+        var results: [UtteranceResult] = []
+        for (n, (wakeEnd, wake, tentative)) in wakes.enumerated() {
+            let nextWake = n + 1 < wakes.count ? wakes[n + 1].end - wakeWords.count + 1 : words.count
+            var result = try interpret(words[(wakeEnd + 1)..<nextWake], wake: wake)
+            result.spanEnd = nextWake < words.count ? sample(words[nextWake].startFrame) : utteranceStart + fed.count
+            if tentative {
+                let sure = result.confidence >= settings.tentativeWakeCommandConfidence
+                    && commands.parse(result.commandWords) != nil
+                if Self.tracing {
+                    FileHandle.standardError.write(Data("tentative wake \(wake.score) with \(result.words) at \(result.confidence): \(sure ? "taken" : "dropped")\n".utf8))
+                }
+                guard sure else { continue }
+            }
+            results.append(result)
+        }
+        // After the wakes' commands, which come out as they did before these were kept.
         for (wakeEnd, wake) in namesUnderBar {
             let next = wakeEndIndices(in: words).first { $0 > wakeEnd }.map { $0 - wakeWords.count + 1 } ?? words.count
             guard next > wakeEnd + 1 else { continue }
@@ -780,21 +796,6 @@ public final class UtteranceRecognizer {
                 FileHandle.standardError.write(Data("name under the bar (\(wake.score)) with \(result.words) at \(result.confidence)\n".utf8))
             }
             commandsAfterNamesUnderBar.append(result)
-        }
-        var results: [UtteranceResult] = []
-        for (n, (wakeEnd, wake, tentative)) in wakes.enumerated() {
-            let nextWake = n + 1 < wakes.count ? wakes[n + 1].end - wakeWords.count + 1 : words.count
-            var result = try interpret(words[(wakeEnd + 1)..<nextWake], wake: wake)
-            result.spanEnd = nextWake < words.count ? sample(words[nextWake].startFrame) : utteranceStart + fed.count
-            if tentative {
-                let sure = result.confidence >= settings.tentativeWakeCommandConfidence
-                    && commands.parse(result.words.filter { !GrammarGenerator.isPhoneWord($0) }) != nil
-                if Self.tracing {
-                    FileHandle.standardError.write(Data("tentative wake \(wake.score) with \(result.words) at \(result.confidence): \(sure ? "taken" : "dropped")\n".utf8))
-                }
-                guard sure else { continue }
-            }
-            results.append(result)
         }
         return results
     }

@@ -24,6 +24,8 @@ public struct UtteranceResult: Equatable, Sendable {
     /// The words after the wake phrase (or the whole utterance in the follow-up window), fillers removed;
     /// phone-loop words stand for free speech.
     public var words: [String]
+    /// `words` without the phone-loop words (free speech).
+    public var commandWords: [String] { words.filter { !GrammarGenerator.isPhoneWord($0) } }
     /// Absolute sample where the first phone-loop word after the last command word starts (free text).
     public var freeSpeechStart: Int?
     /// Absolute samples of the command words.
