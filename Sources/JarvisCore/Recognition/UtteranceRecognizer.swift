@@ -716,8 +716,10 @@ public final class UtteranceRecognizer {
         // adapted model, 3 more of 375 sentences and confusable names under babble woke and acted).
         let adaptation = decoder.adaptation
         decoder.adaptation = nil
-        for wakeEnd in wakeEndIndices(in: words) {
+        let wakeEnds = wakeEndIndices(in: words)
+        for wakeEnd in wakeEnds {
             let name = words[wakeEnd]
+            let wakeFirst = wakeEnd - wakeWords.count + 1
             var margin = try verify([name.word], fromFrame: name.startFrame, toFrame: name.endFrame)
             // Not under babble: there other talkers' speech gives the live decoder names of its own.
             if let penalty = settings.liveNameMarginPenalty, !segmentNoiseChanges {
@@ -738,14 +740,12 @@ public final class UtteranceRecognizer {
                 required = wakeThreshold - slack * noisiness
                 guard margin >= required else {
                     if keepsCommandsAfterNamesUnderBar && segmentNoiseChanges {
-                        let first = wakeEnd - wakeWords.count + 1
-                        namesUnderBar.append((wakeEnd, .init(startSample: sample(words[first].startFrame),
+                        namesUnderBar.append((wakeEnd, .init(startSample: sample(words[wakeFirst].startFrame),
                                                              endSample: sample(name.endFrame + 1), score: score)))
                     }
                     continue
                 }
             }
-            let wakeFirst = wakeEnd - wakeWords.count + 1
             // A name this sure carries the phrase; a less sure one needs the whole phrase to verify too.
             let phrase = words[wakeFirst...wakeEnd]
             // A name the early wake reported has met its onset rivals already.
@@ -787,7 +787,7 @@ public final class UtteranceRecognizer {
         }
         // After the wakes' commands, which come out as they did before these were kept.
         for (wakeEnd, wake) in namesUnderBar {
-            let next = wakeEndIndices(in: words).first { $0 > wakeEnd }.map { $0 - wakeWords.count + 1 } ?? words.count
+            let next = wakeEnds.first { $0 > wakeEnd }.map { $0 - wakeWords.count + 1 } ?? words.count
             guard next > wakeEnd + 1 else { continue }
             var result = try interpret(words[(wakeEnd + 1)..<next], wake: wake)
             result.spanEnd = next < words.count ? sample(words[next].startFrame) : utteranceStart + fed.count
