@@ -18,7 +18,7 @@
 # (espeak-ng, untrimmed, noise over the utterance) and espeak_click.flac /
 # espeak_scroll_down.flac / espeak_go_home.flac (espeak-ng, no noise bed at all);
 # espeak_search_football_babble.flac is a clip of the shared dev set (babble), page_down_talking_room.flac
-# one of the babble set (scripts/make-babble-set.py).
+# one of the babble set (scripts/make-babble-set.py), click_hum.flac one of the room set (scripts/make-noise-set.py).
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -256,6 +256,12 @@ echo "== page_down_talking_room.flac (the babble set's clip, as FLAC)"
 copied_clip page_down_talking_room "${BABBLESET:-/tmp/jarvis-babble}/command_flite_slt_04_cbabble10.wav" \
   scripts/make-babble-set.py
 
+echo "== click_hum.flac (the room set's clip, as FLAC)"
+# flite awb's "hey jarvis, click" with mains hum (50 Hz and its 2nd, 3rd and 5th harmonics) 15 dB under the
+# speech, coming on with it, as scripts/make-noise-set.py makes its hum15 (seeded). ROOMSET is the folder it
+# wrote (`make eval` writes /tmp/jarvis-room).
+copied_clip click_hum "${ROOMSET:-/tmp/jarvis-room}/command_flite_awb_05_hum15.wav" scripts/make-noise-set.py
+
 echo "== encoding variants of scroll_down.wav"
 SRC="$OUT/scroll_down.wav"
 "${SOX[@]}" "$SRC" -r 8000  -c 1 -b 8  -e unsigned-integer "$OUT/enc/scroll_down_u8_8k.wav"
@@ -271,7 +277,7 @@ generated=(
   not_a_command.flac custom_volume.flac click_in_sentence.flac can_you_open_a_new_tab.flac set_timer.flac tell_me_a_joke.flac
   asked_jarvis.flac nervous_next_tab.flac close_current_tab.flac look_for_flights.flac search_train_times.flac noisy_page_down.wav noisy_search_rome.wav noisy_page_up.wav
   search_cars_then_tv.flac espeak_click.flac espeak_scroll_down.flac espeak_go_home.flac espeak_gb_scroll_left.flac espeak_gb_search_dogs.flac
-  espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac kal_hiking_trails.flac travis_next_tab.flac espeak_search_football_babble.flac page_down_talking_room.flac
+  espeak_f3_new_tab.flac ked_new_tab.flac kal_page_down.flac kal_hiking_trails.flac travis_next_tab.flac espeak_search_football_babble.flac page_down_talking_room.flac click_hum.flac
   restart_seam.flac enc/scroll_down_u8_8k.wav enc/scroll_down_s24_48k_stereo.wav enc/scroll_down_f32_22k.wav
   enc/scroll_down_s32_44k.wav enc/scroll_down.flac
 )

@@ -1950,3 +1950,41 @@ extension PipelineTests {
         XCTAssertEqual(rejectionReasons(try run("can_you_open_a_new_tab.flac", settings: strict)), ["not-heard-as-command"])
     }
 }
+
+extension PipelineTests {
+    /// flite awb's "tell me a joke" and espeak-ng's "read my emails": the grammar is sure of "show me youtube" and
+    /// of "reload", each followed by two phones of the rest of the sentence, as loud as the wake phrase. The
+    /// language model heard none of either command's words, so both are rejected
+    /// (`PipelineSettings.trailingSpeechCheckSeconds`). Without the check the same audio opens youtube and reloads.
+    func testASureCommandWithALittleMoreSpeechAfterItNeedsTheLanguageModel() throws {
+        var unchecked = PipelineSettings()
+        unchecked.trailingSpeechCheckSeconds = nil
+        let joke = try synthesized("flite") { ["-voice", "awb", "-t", "hey jarvis, tell me a joke", "-o", $0] }
+        let emails = try synthesized("espeak-ng") { ["-v", "en-us", "-w", $0, "hey jarvis, read my emails"] }
+        for (speech, text, otherwise) in [(joke, "tell me a joke", "navigate"), (emails, "read my emails", "navigate")] {
+            let checked = try run(samples: speech)
+            XCTAssertEqual(intents(checked).count, 0, text)
+            XCTAssertEqual(rejectionReasons(checked), ["not-heard-as-command"], text)
+            XCTAssertEqual(intents(try run(samples: speech, settings: unchecked)).map(\.name), [otherwise], text)
+        }
+    }
+
+    /// flite awb's "click" with mains hum coming on with the speech (`click_hum.flac`): the grammar hears "click"
+    /// and two phones of the hum after it, 19 dB under the wake phrase. That is not the talker's speech, so the
+    /// sure command is not checked (`PipelineSettings.quietTrailingSpeechDrop`); the language model, hearing
+    /// the hum, does not hear "click", and with any sound after the command taken for the talker's it is rejected.
+    func testAHumAfterASureCommandIsNotMoreSpeech() throws {
+        XCTAssertEqual(intents(try run("click_hum.flac")).map(\.name), ["click"])
+        var anyLevel = PipelineSettings()
+        anyLevel.quietTrailingSpeechDrop = nil
+        XCTAssertEqual(rejectionReasons(try run("click_hum.flac", settings: anyLevel)), ["not-heard-as-command"])
+    }
+
+    /// flite awb's "right click the mouse", heard whole and then three phones: the language model heard "sprite
+    /// click the mouse", without the slot's "right" but with "click" and "mouse", which is enough after a sure
+    /// command. (Asking for the slot's word, as for an unsure command, rejected it.)
+    func testASureCommandWithALittleMoreSpeechNeedsAnyOfItsWordsHeard() throws {
+        let speech = try synthesized("flite") { ["-voice", "awb", "-t", "hey jarvis, right click the mouse", "-o", $0] }
+        XCTAssertEqual(intents(try run(samples: speech)).map { $0.slots["button"] }, [.string("right")])
+    }
+}
