@@ -783,11 +783,20 @@ extension PipelineTests {
     /// same audio gives the intent `otherwise`: the check does the work.
     func assertCheckRejects(_ fixture: String, reason: String, unchecked: PipelineSettings, otherwise: String,
                             file: StaticString = #filePath, line: UInt = #line) throws {
-        let events = try run(fixture)
+        try assertCheckRejects(reason: reason, unchecked: unchecked, otherwise: otherwise, file: file, line: line) {
+            try run(fixture, settings: $0)
+        }
+    }
+
+    /// The same for audio that `run` hears with the settings it is given.
+    func assertCheckRejects(reason: String, unchecked: PipelineSettings, otherwise: String,
+                            file: StaticString = #filePath, line: UInt = #line,
+                            _ run: (PipelineSettings) throws -> [Event]) throws {
+        let events = try run(PipelineSettings())
         XCTAssertEqual(count(events, "wake"), 1, file: file, line: line)
         XCTAssertEqual(intents(events), [], file: file, line: line)
         XCTAssertEqual(rejectionReasons(events), [reason], file: file, line: line)
-        XCTAssertEqual(intents(try run(fixture, settings: unchecked)).map(\.name), [otherwise], file: file, line: line)
+        XCTAssertEqual(intents(try run(unchecked)).map(\.name), [otherwise], file: file, line: line)
     }
 
     /// The language model's words split at any sample (where a command starts, where phones after it start),
@@ -1961,11 +1970,10 @@ extension PipelineTests {
         unchecked.trailingSpeechCheckSeconds = nil
         let joke = try synthesized("flite") { ["-voice", "awb", "-t", "hey jarvis, tell me a joke", "-o", $0] }
         let emails = try synthesized("espeak-ng") { ["-v", "en-us", "-w", $0, "hey jarvis, read my emails"] }
-        for (speech, text, otherwise) in [(joke, "tell me a joke", "navigate"), (emails, "read my emails", "navigate")] {
-            let checked = try run(samples: speech)
-            XCTAssertEqual(intents(checked).count, 0, text)
-            XCTAssertEqual(rejectionReasons(checked), ["not-heard-as-command"], text)
-            XCTAssertEqual(intents(try run(samples: speech, settings: unchecked)).map(\.name), [otherwise], text)
+        for speech in [joke, emails] {
+            try assertCheckRejects(reason: "not-heard-as-command", unchecked: unchecked, otherwise: "navigate") {
+                try run(samples: speech, settings: $0)
+            }
         }
     }
 
@@ -1982,9 +1990,13 @@ extension PipelineTests {
 
     /// flite awb's "right click the mouse", heard whole and then three phones: the language model heard "sprite
     /// click the mouse", without the slot's "right" but with "click" and "mouse", which is enough after a sure
-    /// command. (Asking for the slot's word, as for an unsure command, rejected it.)
+    /// command (`PipelineSettings.trailingSpeechCheckTakesAnyWord`). Asking for the slot's word, as for an unsure
+    /// command, rejects it.
     func testASureCommandWithALittleMoreSpeechNeedsAnyOfItsWordsHeard() throws {
         let speech = try synthesized("flite") { ["-voice", "awb", "-t", "hey jarvis, right click the mouse", "-o", $0] }
         XCTAssertEqual(intents(try run(samples: speech)).map { $0.slots["button"] }, [.string("right")])
+        var slotWord = PipelineSettings()
+        slotWord.trailingSpeechCheckTakesAnyWord = false
+        XCTAssertEqual(rejectionReasons(try run(samples: speech, settings: slotWord)), ["not-heard-as-command"])
     }
 }

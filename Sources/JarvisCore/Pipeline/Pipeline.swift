@@ -155,20 +155,26 @@ public struct PipelineSettings: Sendable, Equatable {
     /// dev, request, voice, other-voice, query and name sets the same, clip by clip.
     public var languageModelCheckWantsSlotWords = true
     /// A sure command followed by a little more of the talker's speech, at least `trailingSpeechCheckPhones`
-    /// phone-loop words (fewer than `minTrailingPhones`, which make it part of a sentence) over at least this many
-    /// seconds, no more than `quietTrailingSpeechDrop` under the wake phrase, is checked by the language model as
-    /// an unsure one is, in a clean segment: the grammar fits the first words of a request it does not hold to a
-    /// command, sure of it ("tell me a joke" → "show me youtube" and two phones at 0.98, "read my emails" →
-    /// "reload" and two at 0.999). Any of the command's words other than `carrierWords` will do, not only its
-    /// slot's: the grammar was sure of them, and a command it holds only in part ("right click the mouse" and its
-    /// last sounds as phones) keeps its slot word in the general model's ears less often than its other words.
-    /// nil: not checked. Measured (2026-12-03, stop 85; docs/accuracy.md): non-commands after a wake 147 → 149 of
-    /// 150 rejected; the variant set 1 right command lost (flite kal16's "click here", heard as "click" and
-    /// phones) and 5 wrong ones rejected ("open instagram" as "open a new tab", "go down" as "go back"); the dev,
-    /// room, voice, other-voice and request sets the same, clip by clip. Without the level, the room set's hum
-    /// after 4 sure commands was heard as more speech, and they were lost.
+    /// phone-loop words over at least this many seconds, less than `quietTrailingSpeechDrop` under the wake phrase
+    /// (a level that cannot be measured counts as the talker's), is checked by the language model as an unsure
+    /// one is, in a clean segment (4 phones over `maxTrailingSpeech` make it part of a sentence, `speechContinues`,
+    /// and it is not taken at all): the grammar fits the first words of a request it does not hold to a command,
+    /// sure of it ("tell me a joke" → "show me youtube" and two phones at 0.98, "read my emails" → "reload" and
+    /// two at 0.999). With `trailingSpeechCheckTakesAnyWord` any of the command's words other than `carrierWords`
+    /// will do. nil: not checked. Measured (2026-12-03, stop 85; docs/accuracy.md): non-commands after a wake
+    /// 147 → 149 of 150 rejected; the variant set 1 right command lost (flite kal16's "click here", heard as
+    /// "click" and phones) and 5 wrong ones rejected ("open instagram" as "open a new tab", "go down" as "go
+    /// back"); the dev, room, voice, other-voice and request sets the same, clip by clip. Without the level, the
+    /// room set's hum after 4 sure commands was heard as more speech, and they were lost.
     public var trailingSpeechCheckSeconds: Double? = 0.2
+    /// Phone-loop words after the command, at least, for `trailingSpeechCheckSeconds`.
     public var trailingSpeechCheckPhones = 2
+    /// Whether that check takes any of the command's words other than `carrierWords`, not only its slot's
+    /// (`languageModelCheckWantsSlotWords`): the grammar was sure of them, and a command it holds only in part
+    /// ("right click the mouse" and its last sounds as phones) keeps its slot word in the general model's ears
+    /// less often than its other words ("sprite click the mouse"). Measured: with the slot's word, the variant set
+    /// 2 more right commands lost for 2 more wrong ones rejected.
+    public var trailingSpeechCheckTakesAnyWord = true
     /// Words many commands share, which prove nothing ("open the window" is not "open twitter").
     public var carrierWords = Set(["please", "the", "a", "to", "go", "open", "me", "you"] + CommandSet.requestOpeners)
     /// Words that open a command as a request ("can you scroll down"). Such a command sounds like a sentence
@@ -762,8 +768,9 @@ public final class Pipeline {
             // talker may still say it: keep waiting.
             return emitRejection(quiet, reason: "too-quiet", at: now)
         }
+        let followUpTalkerLevel = followUp?.talkerLevel
         followUp = nil
-        try interpret(result)
+        try interpret(result, followUpTalkerLevel: followUpTalkerLevel)
     }
 
     /// Waits for the command of the wake phrase in `result` (`PipelineSettings.followUpWindow`).
@@ -776,8 +783,8 @@ public final class Pipeline {
     /// phrase (`FollowUp.talkerLevel`), else nil.
     private func tooQuietForTheTalker(_ result: UtteranceResult) -> String? {
         guard let drop = settings.followUpQuietDrop, let talker = followUp?.talkerLevel,
-              let from = result.commandStart, let to = result.commandEnd, from >= history.startSample,
-              let level = WordLevel.level(of: history.samples(from: from, to: to)[...]) else { return nil }
+              let from = result.commandStart, let to = result.commandEnd,
+              let level = historyLevel(from: from, to: to) else { return nil }
         if UtteranceRecognizer.tracing {
             FileHandle.standardError.write(Data("follow-up \(result.words) at \(Int(level)) dB, wake phrase \(Int(talker)) dB\n".utf8))
         }
@@ -785,7 +792,8 @@ public final class Pipeline {
         return result.commandWords.joined(separator: " ")
     }
 
-    private func interpret(_ result: UtteranceResult) throws(DecoderError) {
+    /// `followUpTalkerLevel`: the level of the wake phrase whose follow-up window `result` was heard in (dB).
+    private func interpret(_ result: UtteranceResult, followUpTalkerLevel: Double? = nil) throws(DecoderError) {
         let t = now
         let start = AudioFormat.seconds(result.commandStart ?? sampleCount)
         let end = AudioFormat.seconds(result.commandEnd ?? sampleCount)
@@ -1047,7 +1055,8 @@ public final class Pipeline {
         let request = literal.first.map(settings.requestOpeners.contains) ?? false
         let unsure = result.confidence < settings.languageModelCheckBelow || result.rescored
         // A sure command with a little more speech after it (`trailingSpeechCheckSeconds`).
-        let trailed = !unsure && !request && speechTrails(result)
+        let trailed = !unsure && !request && withoutFreeText && recognizer.segmentIsClean
+            && speechTrails(result, talker: talkerLevel ?? followUpTalkerLevel)
         if (unsure || trailed) && recognizer.segmentIsClean || request, withoutFreeText {
             let free = try freeText()
             var heard = free.words
@@ -1059,7 +1068,8 @@ public final class Pipeline {
             let paths = [free.words] + (settings.languageModelCheckAlternatives ? free.alternatives : [])
             let checked = content.isEmpty ? literal : content
             // ...and, for a command with a closed slot, one of the slot's words ("left", not "scroll").
-            let slotWords = settings.languageModelCheckWantsSlotWords && !trailed
+            let anyWord = trailed && settings.trailingSpeechCheckTakesAnyWord
+            let slotWords = settings.languageModelCheckWantsSlotWords && !anyWord
                 ? checked.filter(commands.slotWords.contains) : []
             var agrees = try heardAnyOf(slotWords.isEmpty ? checked : slotWords, in: heard, orInPartsOn: paths)
             if !agrees, let allowed = settings.commandModelAcousticLoss, recognizer.canExpect(.command) {
@@ -1133,6 +1143,12 @@ public final class Pipeline {
         return WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...])
     }
 
+    /// Level (`WordLevel.level`, dB) of the audio from sample `from` to `to` while the history still holds it.
+    private func historyLevel(from: Int, to: Int) -> Double? {
+        guard from >= history.startSample else { return nil }
+        return WordLevel.level(of: history.samples(from: from, to: to)[...])
+    }
+
     /// The phone-loop words that end `result` after its command words, and the seconds from the first of them to
     /// the end of the command's span; nil when it does not end in phones.
     func trailingSpeech(_ result: UtteranceResult) -> (phones: Int, seconds: Double)? {
@@ -1143,16 +1159,15 @@ public final class Pipeline {
     }
 
     /// A command followed by `PipelineSettings.trailingSpeechCheckPhones` or more phones over
-    /// `trailingSpeechCheckSeconds` or more: too little to be a sentence (`speechContinues`), enough to be the rest
-    /// of a request the grammar does not hold.
-    func speechTrails(_ result: UtteranceResult) -> Bool {
+    /// `trailingSpeechCheckSeconds` or more, the talker's (`talker`: the wake phrase's level, dB): the rest of a
+    /// request the grammar does not hold, when it is not a sentence (`speechContinues`).
+    func speechTrails(_ result: UtteranceResult, talker: Double?) -> Bool {
         guard let atLeast = settings.trailingSpeechCheckSeconds, let trailing = trailingSpeech(result),
               trailing.phones >= settings.trailingSpeechCheckPhones, trailing.seconds >= atLeast else { return false }
         // Sound `quietTrailingSpeechDrop` or more under the wake phrase is not the talker's: a hum that came on
         // with the speech, a breath.
-        guard let drop = settings.quietTrailingSpeechDrop, let from = result.freeSpeechStart,
-              let to = result.commandEnd, from >= history.startSample, let talker = talkerLevel(in: result),
-              let after = WordLevel.level(of: history.samples(from: from, to: to)[...]) else { return true }
+        guard let drop = settings.quietTrailingSpeechDrop, let talker, let from = result.freeSpeechStart,
+              let to = result.commandEnd, let after = historyLevel(from: from, to: to) else { return true }
         if UtteranceRecognizer.tracing {
             let line = "a sure command, then \(trailing.phones) phones over \(trailing.seconds) s"
             FileHandle.standardError.write(Data("\(line) at \(Int(after)) dB, talker \(Int(talker)) dB\n".utf8))
@@ -1165,19 +1180,17 @@ public final class Pipeline {
     /// a sentence ("… mister john dashwood, click …"), not something said to the computer. Free text that a
     /// command takes, a search query, is not "other speech".
     func speechContinues(_ result: UtteranceResult) -> Bool {
-        guard result.words.contains(where: { !GrammarGenerator.isPhoneWord($0) }),
-              grammarCommands.parse(Self.collapsePhoneWords(result.words)) == nil,
-              let trailing = trailingSpeech(result), let from = result.freeSpeechStart,
-              let to = result.commandEnd else { return false }
+        guard let trailing = trailingSpeech(result), let from = result.freeSpeechStart, let to = result.commandEnd,
+              result.words.contains(where: { !GrammarGenerator.isPhoneWord($0) }),
+              grammarCommands.parse(Self.collapsePhoneWords(result.words)) == nil else { return false }
         guard trailing.phones >= settings.minTrailingPhones, trailing.seconds >= settings.maxTrailingSpeech
         else { return false }
         // Speech well under the talker's level is somebody else's (a room already talking, a TV): the talker
         // stopped after the command. Heard with the babble floored, only after a very sure command.
         let levelCompared = !hearingFloored
             || (settings.quietTrailingSpeechFlooredConfidence.map { result.confidence >= $0 } ?? false)
-        if levelCompared, let drop = settings.quietTrailingSpeechDrop, from >= history.startSample,
-           let talker = talkerLevel(in: result),
-           let after = WordLevel.level(of: history.samples(from: from, to: to)[...]) {
+        if levelCompared, let drop = settings.quietTrailingSpeechDrop, let talker = talkerLevel(in: result),
+           let after = historyLevel(from: from, to: to) {
             // The room's talk is compared only for a sure command: in noise nothing else checks an unsure one
             // (`languageModelCheckBelow`), and a sentence the grammar took whole for a command ("the scroll is
             // on the table" → "please scroll right nineteen") is followed by the room alone.
