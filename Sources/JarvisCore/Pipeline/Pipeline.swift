@@ -1057,7 +1057,7 @@ public final class Pipeline {
         // A sure command with a little more speech after it (`trailingSpeechCheckSeconds`).
         let trailed = !unsure && !request && withoutFreeText && recognizer.segmentIsClean
             && speechTrails(result, talker: talkerLevel ?? followUpTalkerLevel)
-        if (unsure || trailed) && recognizer.segmentIsClean || request, withoutFreeText {
+        if unsure && recognizer.segmentIsClean || trailed || request, withoutFreeText {
             let free = try freeText()
             var heard = free.words
             if settings.languageModelCheckAlternatives {
@@ -1139,8 +1139,8 @@ public final class Pipeline {
     /// The talker's level (`WordLevel.level`, dB): their wake phrase's, when `result` holds one and the history
     /// still holds its audio.
     private func talkerLevel(in result: UtteranceResult) -> Double? {
-        guard let wake = result.wake, wake.startSample >= history.startSample else { return nil }
-        return WordLevel.level(of: history.samples(from: wake.startSample, to: wake.endSample)[...])
+        guard let wake = result.wake else { return nil }
+        return historyLevel(from: wake.startSample, to: wake.endSample)
     }
 
     /// Level (`WordLevel.level`, dB) of the audio from sample `from` to `to` while the history still holds it.
@@ -1149,25 +1149,34 @@ public final class Pipeline {
         return WordLevel.level(of: history.samples(from: from, to: to)[...])
     }
 
-    /// The phone-loop words that end `result` after its command words, and the seconds from the first of them to
-    /// the end of the command's span; nil when it does not end in phones.
-    func trailingSpeech(_ result: UtteranceResult) -> (phones: Int, seconds: Double)? {
+    /// The phone-loop words that end a result after its command words.
+    struct TrailingSpeech {
+        /// How many phone-loop words.
+        var phones: Int
+        /// Absolute samples from the first of them to the end of the command's span.
+        var from: Int, to: Int
+        var seconds: Double { AudioFormat.seconds(to - from) }
+    }
+
+    /// `result`'s trailing phones; nil when it does not end in phones.
+    func trailingSpeech(_ result: UtteranceResult) -> TrailingSpeech? {
         guard let last = result.words.last, GrammarGenerator.isPhoneWord(last),
               let from = result.freeSpeechStart, let to = result.commandEnd else { return nil }
-        let phones = result.words.reversed().prefix(while: GrammarGenerator.isPhoneWord).count
-        return (phones, AudioFormat.seconds(to - from))
+        return TrailingSpeech(phones: result.words.reversed().prefix(while: GrammarGenerator.isPhoneWord).count,
+                              from: from, to: to)
     }
 
     /// A command followed by `PipelineSettings.trailingSpeechCheckPhones` or more phones over
     /// `trailingSpeechCheckSeconds` or more, the talker's (`talker`: the wake phrase's level, dB): the rest of a
     /// request the grammar does not hold, when it is not a sentence (`speechContinues`).
-    func speechTrails(_ result: UtteranceResult, talker: Double?) -> Bool {
+    /// `talker` is measured only for such a command.
+    func speechTrails(_ result: UtteranceResult, talker: @autoclosure () -> Double?) -> Bool {
         guard let atLeast = settings.trailingSpeechCheckSeconds, let trailing = trailingSpeech(result),
               trailing.phones >= settings.trailingSpeechCheckPhones, trailing.seconds >= atLeast else { return false }
         // Sound `quietTrailingSpeechDrop` or more under the wake phrase is not the talker's: a hum that came on
         // with the speech, a breath.
-        guard let drop = settings.quietTrailingSpeechDrop, let talker, let from = result.freeSpeechStart,
-              let to = result.commandEnd, let after = historyLevel(from: from, to: to) else { return true }
+        guard let drop = settings.quietTrailingSpeechDrop, let talker = talker(),
+              let after = historyLevel(from: trailing.from, to: trailing.to) else { return true }
         if UtteranceRecognizer.tracing {
             let line = "a sure command, then \(trailing.phones) phones over \(trailing.seconds) s"
             FileHandle.standardError.write(Data("\(line) at \(Int(after)) dB, talker \(Int(talker)) dB\n".utf8))
@@ -1180,7 +1189,7 @@ public final class Pipeline {
     /// a sentence ("… mister john dashwood, click …"), not something said to the computer. Free text that a
     /// command takes, a search query, is not "other speech".
     func speechContinues(_ result: UtteranceResult) -> Bool {
-        guard let trailing = trailingSpeech(result), let from = result.freeSpeechStart, let to = result.commandEnd,
+        guard let trailing = trailingSpeech(result),
               result.words.contains(where: { !GrammarGenerator.isPhoneWord($0) }),
               grammarCommands.parse(Self.collapsePhoneWords(result.words)) == nil else { return false }
         guard trailing.phones >= settings.minTrailingPhones, trailing.seconds >= settings.maxTrailingSpeech
@@ -1190,7 +1199,7 @@ public final class Pipeline {
         let levelCompared = !hearingFloored
             || (settings.quietTrailingSpeechFlooredConfidence.map { result.confidence >= $0 } ?? false)
         if levelCompared, let drop = settings.quietTrailingSpeechDrop, let talker = talkerLevel(in: result),
-           let after = historyLevel(from: from, to: to) {
+           let after = historyLevel(from: trailing.from, to: trailing.to) {
             // The room's talk is compared only for a sure command: in noise nothing else checks an unsure one
             // (`languageModelCheckBelow`), and a sentence the grammar took whole for a command ("the scroll is
             // on the table" → "please scroll right nineteen") is followed by the room alone.
