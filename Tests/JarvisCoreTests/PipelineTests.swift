@@ -1073,6 +1073,34 @@ extension PipelineTests {
         XCTAssertEqual(intents(try run(samples: speech, settings: without)).map { $0.slots["target"] }, [.string("back")])
     }
 
+    /// A twin taken over words the grammar was unsure of (stop 86): flite slt's "go up" was the grammar's "go back"
+    /// at 0.26 and its twin "go up" fitted better; the twin is no surer than those words, so it was rejected as
+    /// unsure. Now the language model checks it, as any unsure command in clean audio: it heard "up".
+    func testAnUnsureTakenTwinIsCheckedByTheLanguageModel() throws {
+        try assertGoUp(voice: "slt", rejectedAs: "low-confidence") { $0.unsureTakenTwinChecked = false }
+    }
+
+    /// The grammar heard a search the language model did not (stop 86): flite awb's "go up" was "google" and
+    /// phones to the grammar, "go up" to the model, and was rejected as no search. A whole command the model
+    /// heard is taken there, as where the grammar heard no command.
+    func testAWholeCommandTheModelHeardWhereTheGrammarHeardAnUnconfirmedSearch() throws {
+        try assertGoUp(voice: "awb", rejectedAs: "not-a-command") { $0.wholeCommandOverUnheardTrigger = false }
+    }
+
+    /// Asserts that flite `voice`'s "hey jarvis, go up" scrolls up one step, and is rejected for `reason` with
+    /// the setting `turnOff` changes.
+    func assertGoUp(voice: String, rejectedAs reason: String, without turnOff: (inout PipelineSettings) -> Void,
+                    file: StaticString = #filePath, line: UInt = #line) throws {
+        let speech = try synthesized("flite") { ["-voice", voice, "-t", "hey jarvis, go up", "-o", $0] }
+        XCTAssertEqual(intents(try run(samples: speech)).map(\.slots), [["direction": .string("up"), "amount": .int(1)]],
+                       file: file, line: line)
+        var without = PipelineSettings()
+        turnOff(&without)
+        let rejected = try run(samples: speech, settings: without)
+        XCTAssertEqual(intents(rejected), [], file: file, line: line)
+        XCTAssertEqual(rejectionReasons(rejected), [reason], file: file, line: line)
+    }
+
     /// A language-model-only twin within the arbitration margin: flite kal16's "go down a page" fits the grammar's
     /// "go back a page" about as well (the twin 0.05 nats per frame better); the model expecting a command hears
     /// "down" and not "back", and decides. Without the arbitration the page went back.
