@@ -144,7 +144,7 @@ public struct PipelineSettings: Sendable, Equatable {
     /// model heard whole (`wholeCommandSecondOpinion`, which must be on too) is taken before the search is
     /// rejected: flite awb's "go up" was "google" and phones to the grammar, "go up" to the model. Measured
     /// (2026-12-03, stop 86): the variant set 2 more right commands (that "go up", kal16's "reload this page");
-    /// the dev, non-command, room, voice, other-voice, request, babble and talking-room sets the same, clip by clip.
+    /// the dev, non-command, room, voice, other-voice, request and talking-room sets the same, clip by clip.
     public var wholeCommandOverUnheardTrigger = true
     /// A command (without free text) whose confidence is below this, in a clean segment (SNR at or above
     /// the recogniser's `cleanSNR`), is only taken when the language model heard one of its words other than
