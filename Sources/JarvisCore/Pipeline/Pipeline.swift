@@ -1034,9 +1034,10 @@ public final class Pipeline {
         }
         // Most checks below are for commands without free text: a search has its own (`confirmFreeTextTrigger`).
         let withoutFreeText = commands.freeTextSlots.allSatisfy { intent.slots[$0] == nil }
-        // A twin taken over the grammar's words is no surer than they were: in clean audio the language model checks it.
+        // A twin taken over the grammar's words is no surer than they were: in clean audio, when that is unsure,
+        // the language model checks it.
         let takenTwinToCheck = settings.unsureTakenTwinChecked && result.closeTwin?.taken == true
-            && recognizer.segmentIsClean && withoutFreeText
+            && recognizer.segmentIsClean && withoutFreeText && result.confidence < Self.unsureCommandConfidence
         if result.confidence < Self.unsureCommandConfidence && !takenTwinToCheck {
             // An unsure search ("please look up" at 0.0004): the language model expecting its lead decides.
             if let slot = freeTextSlot(of: intent) {
@@ -1064,7 +1065,7 @@ public final class Pipeline {
             }
             if heardOther, !heardMine, loss <= allowed {
                 // Back to the words the grammar heard, which a taken twin replaced: as unsure as they were.
-                if takenTwinToCheck, result.confidence < Self.unsureCommandConfidence {
+                if takenTwinToCheck {
                     return try rejectUnlessFreeText(other.joined(separator: " "), "low-confidence")
                 }
                 intent = switched
