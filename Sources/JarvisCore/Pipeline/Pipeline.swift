@@ -1036,9 +1036,10 @@ public final class Pipeline {
         let withoutFreeText = commands.freeTextSlots.allSatisfy { intent.slots[$0] == nil }
         // A twin taken over the grammar's words is no surer than they were: in clean audio, when that is unsure,
         // the language model checks it.
-        let takenTwinToCheck = settings.unsureTakenTwinChecked && result.closeTwin?.taken == true
-            && recognizer.segmentIsClean && withoutFreeText && result.confidence < Self.unsureCommandConfidence
-        if result.confidence < Self.unsureCommandConfidence && !takenTwinToCheck {
+        let underUnsureBar = result.confidence < Self.unsureCommandConfidence
+        let takenTwinToCheck = underUnsureBar && settings.unsureTakenTwinChecked && result.closeTwin?.taken == true
+            && recognizer.segmentIsClean && withoutFreeText
+        if underUnsureBar && !takenTwinToCheck {
             // An unsure search ("please look up" at 0.0004): the language model expecting its lead decides.
             if let slot = freeTextSlot(of: intent) {
                 let free = try freeText()
