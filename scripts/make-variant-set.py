@@ -128,6 +128,17 @@ VARIANTS_6 = [
     ("scroll down to the bottom", "scroll", {"direction": "down", "amount": 20}),
 ]
 
+# Seventh round (stop 87): a page at a time, and the page's ends as "go to": a probe of 24 phrasings by flite
+# slt, kal16, awb and espeak-ng found these wrong or rejected ("go to the top" opened a new tab or was heard as
+# "go to github").
+VARIANTS_7 = [
+    ("scroll down a page", "scroll", {"direction": "down", "unit": "page"}),
+    ("scroll up one page", "scroll", {"direction": "up", "unit": "page"}),
+    ("go to the top", "scroll", {"direction": "up", "amount": 20}),
+    ("go to the bottom of the page", "scroll", {"direction": "down", "amount": 20}),
+    ("jump to the bottom", "scroll", {"direction": "down", "amount": 20}),
+]
+
 
 def main():
     from tts_set import build_groups, command_rows
@@ -138,7 +149,10 @@ def main():
                   (None, command_rows("paraphrase", VARIANTS_5,
                                       first_index=len(VARIANTS) + len(VARIANTS_3) + len(VARIANTS_4))),
                   (None, command_rows("paraphrase", VARIANTS_6,
-                                      first_index=len(VARIANTS) + len(VARIANTS_3) + len(VARIANTS_4) + len(VARIANTS_5)))])
+                                      first_index=len(VARIANTS) + len(VARIANTS_3) + len(VARIANTS_4) + len(VARIANTS_5))),
+                  (None, command_rows("paraphrase", VARIANTS_7,
+                                      first_index=len(VARIANTS) + len(VARIANTS_3) + len(VARIANTS_4) + len(VARIANTS_5)
+                                      + len(VARIANTS_6)))])
 
 
 if __name__ == "__main__":

@@ -149,7 +149,24 @@ final class CommandSetTests: XCTestCase {
         for text in ["scroll to the bottom", "scroll down to the bottom please", "scroll to the bottom of the page"] {
             XCTAssertEqual(intent(text)?.slots, ["direction": .string("down"), "amount": .int(20)], text)
         }
-        for text in ["scroll down to the top", "scroll up to the bottom", "scroll to the top of", "go to the top"] {
+        for text in ["scroll down to the top", "scroll up to the bottom", "scroll to the top of"] {
+            XCTAssertNil(intent(text), text)
+        }
+    }
+
+    /// The seventh round (stop 87): a page at a time, and the page's ends as "go to", which only the language
+    /// model's words are parsed with (in the grammar babble's "open youtube" became "go to the bottom please").
+    func testSeventhRoundOfEverydayPhrasings() {
+        for (text, direction) in [("scroll down a page", "down"), ("please scroll up one page", "up")] {
+            XCTAssertEqual(intent(text)?.slots,
+                           ["direction": .string(direction), "amount": .int(1), "unit": .string("page")], text)
+        }
+        for (text, direction) in [("go to the top", "up"), ("jump to the top of the page", "up"),
+                                  ("go to the bottom of the page", "down"), ("jump to the bottom please", "down")] {
+            XCTAssertEqual(intent(text)?.slots, ["direction": .string(direction), "amount": .int(20)], text)
+            XCTAssertNil(set.grammarCommands.parse(text: text), text)
+        }
+        for text in ["scroll left a page", "go to the top of", "scroll down a page twice"] {
             XCTAssertNil(intent(text), text)
         }
     }
@@ -168,7 +185,8 @@ final class CommandSetTests: XCTestCase {
         XCTAssertNil(grammar.parse(text: "find cheap hotels"))
         XCTAssertNil(grammar.parse(text: "search pizza recipes"))
         XCTAssertEqual(grammar.parse(text: "search for pizza recipes")?.slots["query"], .string("pizza recipes"))
-        XCTAssertEqual(grammar.commands.count, set.commands.count - 4)  // the searches, "click on it", "go down (a page)"
+        // the searches, "click on it", "go down (a page)", "go to the top" and "go to the bottom"
+        XCTAssertEqual(grammar.commands.count, set.commands.count - 6)
         XCTAssertTrue(set.vocabulary.contains("find"))
         XCTAssertFalse(grammar.vocabulary.contains("find"))
         let graph = GrammarGenerator(commands: set).commandsGraph()

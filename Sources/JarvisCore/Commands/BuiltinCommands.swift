@@ -74,8 +74,17 @@ extension CommandSet {
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) scroll [down] to the bottom [of the page] \(politeEnd)",
             ], fixed: ["direction": s("down"), "amount": .int(20)]),
+            // "go to the top", "jump to the bottom of the page": taken only when the language model heard the whole
+            // command; in the grammar flite awb's "open youtube" under babble became "go to the bottom please".
+            CommandDefinition(intent: "scroll", patterns: [
+                "\(polite) (go | jump) to the top [of the page] \(politeEnd)",
+            ], fixed: ["direction": s("up"), "amount": .int(20)], languageModelOnly: true),
+            CommandDefinition(intent: "scroll", patterns: [
+                "\(polite) (go | jump) to the bottom [of the page] \(politeEnd)",
+            ], fixed: ["direction": s("down"), "amount": .int(20)], languageModelOnly: true),
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) page <page_direction> \(politeEnd)",
+                "\(polite) scroll <page_direction> (a | one) page \(politeEnd)",
             ], fixed: ["unit": s("page")], defaults: ["amount": .int(1)], renames: ["page_direction": "direction"]),
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) page <page_direction> twice \(politeEnd)",

@@ -146,6 +146,11 @@ public struct PipelineSettings: Sendable, Equatable {
     /// (2026-12-03, stop 86): the variant set 2 more right commands (that "go up", kal16's "reload this page");
     /// the dev, non-command, room, voice, other-voice, request and talking-room sets the same, clip by clip.
     public var wholeCommandOverUnheardTrigger = true
+    /// Whether, when the language model's check rejects a command without free text in a clean segment (it heard
+    /// none of its words: "not-heard-as-command"), another command without free text that the general model
+    /// heard whole (`wholeCommandSecondOpinion`, which must be on too) is taken instead: flite slt's "go to the
+    /// top" was "go to github" and a phone to the grammar, "this go to the top" to the model.
+    public var wholeCommandOverUnheardCommand = true
     /// A command (without free text) whose confidence is below this, in a clean segment (SNR at or above
     /// the recogniser's `cleanSNR`), is only taken when the language model heard one of its words other than
     /// `carrierWords`. Measured: non-commands rejected 86 → 92.7 %, clean intents 82.6 → 81.7 %; in noise the
@@ -1113,7 +1118,13 @@ public final class Pipeline {
                 }
                 agrees = all && loss <= allowed
             }
-            if !agrees { return reject(literal.joined(separator: " "), "not-heard-as-command") }
+            if !agrees {
+                // Not this command, but perhaps another that the model heard whole ("go to the top" where the
+                // grammar heard "go to github").
+                if settings.wholeCommandSecondOpinion, settings.wholeCommandOverUnheardCommand,
+                   recognizer.segmentIsClean, takeWholeCommand(free) { return }
+                return reject(literal.joined(separator: " "), "not-heard-as-command")
+            }
         }
         if let slot = freeTextSlot(of: intent) {
             let free = try freeText()
