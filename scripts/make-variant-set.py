@@ -129,8 +129,8 @@ VARIANTS_6 = [
 ]
 
 # Seventh round (stop 87): a page at a time, and the page's ends as "go to": a probe of 24 phrasings by flite
-# slt, kal16, awb and espeak-ng found these wrong or rejected ("go to the top" opened a new tab or was heard as
-# "go to github").
+# slt, kal16, awb and espeak-ng found the first four wrong or rejected ("go to the top" opened a new tab or was
+# heard as "go to github"); "jump to the bottom" was not in the probe.
 VARIANTS_7 = [
     ("scroll down a page", "scroll", {"direction": "down", "unit": "page"}),
     ("scroll up one page", "scroll", {"direction": "up", "unit": "page"}),

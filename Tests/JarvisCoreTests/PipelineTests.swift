@@ -1101,7 +1101,9 @@ extension PipelineTests {
                      without turnOff: (inout PipelineSettings) -> Void,
                      file: StaticString = #filePath, line: UInt = #line) throws {
         let speech = try synthesized("flite") { ["-voice", voice, "-t", "hey jarvis, \(command)", "-o", $0] }
-        XCTAssertEqual(intents(try run(samples: speech)).map(\.slots), [slots], file: file, line: line)
+        let taken = try run(samples: speech)
+        XCTAssertEqual(intents(taken).map(\.slots), [slots], file: file, line: line)
+        XCTAssertEqual(rejectionReasons(taken), [], file: file, line: line)
         var without = PipelineSettings()
         turnOff(&without)
         let rejected = try run(samples: speech, settings: without)

@@ -84,7 +84,7 @@ extension CommandSet {
             ], fixed: ["direction": s("down"), "amount": .int(20)], languageModelOnly: true),
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) page <page_direction> \(politeEnd)",
-                "\(polite) scroll <page_direction> (a | one) page \(politeEnd)",
+                "\(polite) scroll <page_direction> (a page | one page) \(politeEnd)",
             ], fixed: ["unit": s("page")], defaults: ["amount": .int(1)], renames: ["page_direction": "direction"]),
             CommandDefinition(intent: "scroll", patterns: [
                 "\(polite) page <page_direction> twice \(politeEnd)",
