@@ -149,11 +149,11 @@ public struct PipelineSettings: Sendable, Equatable {
     /// Whether, when the language model's check rejects a command without free text in a clean segment (it heard
     /// none of the words the check asks for: "not-heard-as-command"), a command of another intent, without free
     /// text, that the general model heard whole (`wholeCommandSecondOpinion`, which must be on too) is taken
-    /// instead, at confidence 0.5: flite slt's "go to the top" was "go to github" and a phone to the grammar, "this go to the
-    /// top" to the model. Measured (2026-12-03, stop 87): the variant set's first 420 clips 358 → 359 (awb's "go
-    /// down", the grammar's "go back"), its seventh round 4 of 25 ("go to the top" by slt, awb and festival kal,
-    /// awb's "jump to the bottom"); the dev, non-command, room, voice, other-voice and request sets the same, clip
-    /// by clip.
+    /// instead, at confidence 0.5: flite slt's "go to the top" was "go to github" and a phone to the grammar,
+    /// "this go to the top" to the model. Measured (2026-12-03, stop 87): the variant set's first 420 clips
+    /// 358 → 359 (awb's "go down", the grammar's "go back"), its seventh round 4 of 25 ("go to the top" by slt,
+    /// awb and festival kal, awb's "jump to the bottom"); the dev, non-command, room, voice, other-voice and
+    /// request sets the same, clip by clip.
     public var wholeCommandOverUnheardCommand = true
     /// A command (without free text) whose confidence is below this, in a clean segment (SNR at or above
     /// the recogniser's `cleanSNR`), is only taken when the language model heard one of its words other than
@@ -980,13 +980,13 @@ public final class Pipeline {
             return try takeLanguageModelOnlySearch(free)
         }
         /// A command without free text that the general model heard whole (`wholeCommand`), on its best path or
-        /// (`wholeCommandOnAlternatives`) one of its next best, of another intent than `rejected`, taken at
+        /// (`wholeCommandOnAlternatives`) one of its next best, of another intent than `rejectedIntent`, taken at
         /// confidence 0.5; false when there is none or `wholeCommandSecondOpinion` is off. Another intent: the
         /// model's "click the mouse" is no second opinion on a "right click the mouse" it did not hear "right" of.
-        func takeWholeCommand(_ free: UtteranceRecognizer.FreeText, otherThan rejected: Intent? = nil) -> Bool {
+        func takeWholeCommand(_ free: UtteranceRecognizer.FreeText, otherThan rejectedIntent: String? = nil) -> Bool {
             guard settings.wholeCommandSecondOpinion else { return false }
             let paths = [free.words] + (settings.wholeCommandOnAlternatives ? free.alternatives : [])
-            let heard = paths.lazy.compactMap(wholeCommand).filter { $0.name != rejected?.name }
+            let heard = paths.lazy.compactMap(wholeCommand).filter { $0.name != rejectedIntent }
             guard let intent = heard.first else { return false }
             emit(Event(t: t, .transcript(text: intent.text, confidence: 0.5, start: start, end: end, alternatives: [])))
             perform(intent, confidence: 0.5, at: t)
@@ -1131,7 +1131,7 @@ public final class Pipeline {
                 // grammar heard "go to github"). Not in noise, where only a request is checked: there the model
                 // mishears real commands.
                 if settings.wholeCommandOverUnheardCommand, recognizer.segmentIsClean,
-                   takeWholeCommand(free, otherThan: intent) { return }
+                   takeWholeCommand(free, otherThan: intent.name) { return }
                 return reject(literal.joined(separator: " "), "not-heard-as-command")
             }
         }
