@@ -24,13 +24,15 @@ let package = Package(
         .target(name: "CLanguageModel", dependencies: ["CPocketSphinx"]),
         // PocketSphinx's tied-mixture Gaussians scored eight at a time, the same scores to the bit (C: SIMD).
         .target(name: "CGaussianScoring", dependencies: ["CPocketSphinx"]),
+        // The word pairs of search queries (scripts/make-query-bigrams.py), a C string.
+        .target(name: "CQueryBigrams"),
         // sphinxbase's log caught: errors kept for the message, a fatal one reported before the library exits (C:
         // its callback is variadic).
         .target(name: "CSphinxLog", dependencies: ["CPocketSphinx"]),
         .target(
             name: "JarvisCore",
-            dependencies: ["CFFTW", "CPocketSphinx", "CLanguageModel", "CGaussianScoring", "CSphinxLog", "CSndFile",
-                           "CALSA", "Yams"]
+            dependencies: ["CFFTW", "CPocketSphinx", "CLanguageModel", "CGaussianScoring", "CQueryBigrams", "CSphinxLog",
+                           "CSndFile", "CALSA", "Yams"]
         ),
         .executableTarget(
             name: "jarvis",

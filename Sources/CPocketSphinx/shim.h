@@ -84,16 +84,16 @@ static inline void jarvis_lm_apply_config_weights(ps_decoder_t *ps, ngram_model_
 }
 
 /// The names of a mixed set's models: the base, then the extra ones.
-static char *const jarvis_mixed_lm_names[3] = {"base", "extra1", "extra2"};
+static char *const jarvis_mixed_lm_names[4] = {"base", "extra1", "extra2", "extra3"};
 
-/// Adds search `name` over the language model `base` and the `n_extra` (1 or 2) models at `extra_paths`, at first
+/// Adds search `name` over the language model `base` and the `n_extra` (1 to 3) models at `extra_paths`, at first
 /// on the base model alone; `jarvis_lm_mix` interpolates it with one of the extra models. The set takes its own
 /// reference to `base`. Returns the model set, of which the caller owns one reference (ngram_model_free), or NULL
 /// on failure.
 static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char *name, ngram_model_t *base,
                                                     char *const *extra_paths, int n_extra) {
-    if (n_extra < 1 || n_extra > 2) return NULL;
-    ngram_model_t *models[3] = {base, NULL, NULL};
+    if (n_extra < 1 || n_extra > 3) return NULL;
+    ngram_model_t *models[4] = {base, NULL, NULL, NULL};
     for (int i = 0; i < n_extra; ++i) {
         models[i + 1] = ngram_model_read(ps_get_config(ps), extra_paths[i], NGRAM_AUTO, ps_get_logmath(ps));
         if (models[i + 1] == NULL) {
@@ -111,10 +111,11 @@ static inline ngram_model_t *jarvis_ps_set_mixed_lm(ps_decoder_t *ps, const char
 }
 
 /// Switches a set made by jarvis_ps_set_mixed_lm to its base model alone (`extra` 0) or to the base
-/// interpolated with extra model `extra` (1 or 2) at `extra_weight`, the other extra model silent.
+/// interpolated with extra model `extra` (1 to 3) at `extra_weight`, the other extra models silent.
 static inline void jarvis_lm_mix(ngram_model_t *set, int extra, float extra_weight) {
     if (extra <= 0 || extra > ngram_model_set_count(set) - 1) { ngram_model_set_select(set, "base"); return; }
-    float32 weights[3] = {1.0f - extra_weight, extra == 1 ? extra_weight : 0.0f, extra == 2 ? extra_weight : 0.0f};
+    float32 weights[4] = {1.0f - extra_weight, extra == 1 ? extra_weight : 0.0f, extra == 2 ? extra_weight : 0.0f,
+                          extra == 3 ? extra_weight : 0.0f};
     ngram_model_set_interp(set, (const char **)jarvis_mixed_lm_names, weights);
 }
 

@@ -1111,6 +1111,18 @@ extension PipelineTests {
         XCTAssertEqual(rejectionReasons(rejected), [reason], file: file, line: line)
     }
 
+    /// A search's query is heard with the word pairs of search queries mixed into the general language model
+    /// (`RecognizerSettings.queryModelWeight`): flite kal16's "stock prices" was "spock prices" (the general model
+    /// scores the two within 0.8 log10 of each other).
+    func testASearchsQueryIsHeardWithTheWordPairsOfQueries() throws {
+        let speech = try synthesized("flite") { ["-voice", "kal16", "-t", "hey jarvis, search for stock prices", "-o", $0] }
+        XCTAssertEqual(intents(try run(samples: speech)).map { $0.slots["query"] }, [.string("stock prices")])
+        var without = PipelineSettings()
+        without.recognizer.queryModelWeight = nil
+        XCTAssertEqual(intents(try run(samples: speech, settings: without)).map { $0.slots["query"] },
+                       [.string("spock prices")])
+    }
+
     /// A language-model-only twin within the arbitration margin: flite kal16's "go down a page" fits the grammar's
     /// "go back a page" about as well (the twin 0.05 nats per frame better); the model expecting a command hears
     /// "down" and not "back", and decides. Without the arbitration the page went back.

@@ -55,7 +55,7 @@ public struct CommandLeadModel: Equatable, Sendable {
 /// A bigram model as ARPA text: "<s>" (which only starts sentences), `unigrams` (each word with its log10
 /// probability as written, in that order) and `bigrams` (history → word → log10 probability, written with 4
 /// decimals, sorted); a word that is a history gets a backoff weight of 0.
-private func bigramARPA(unigrams: [(word: String, logProbability: String)], bigrams: [String: [String: Double]]) -> String {
+func bigramARPA(unigrams: [(word: String, logProbability: String)], bigrams: [String: [String: Double]]) -> String {
     var lines = ["\\data\\", "ngram 1=\(unigrams.count + 1)", "ngram 2=\(bigrams.values.reduce(0) { $0 + $1.count })", "",
                  "\\1-grams:", "-99 <s> 0"]
     for (w, p) in unigrams { lines.append("\(p) \(w)" + (bigrams[w] != nil ? " 0" : "")) }

@@ -829,6 +829,17 @@ public final class Pipeline {
         // asks it again when its query is rejected and the grammar's words are checked (a second decode of the
         // same audio, about a second of CPU in noise, with the same words).
         var heardBefore: [UtteranceRecognizer.Expectation: UtteranceRecognizer.FreeText] = [:]
+        // Whether the grammar heard a command with free text (a search): its query is heard with the word pairs of
+        // search queries mixed in (`RecognizerSettings.queryModelWeight`), other speech without them.
+        lazy var grammarHeardFreeText: Bool = {
+            var words = result.words
+            var parsed = grammarCommands.parse(Self.collapsePhoneWords(words))
+            while parsed == nil, let last = words.last, GrammarGenerator.isPhoneWord(last) {
+                words.removeLast()
+                parsed = grammarCommands.parse(Self.collapsePhoneWords(words))
+            }
+            return parsed.map { intent in commands.freeTextSlots.contains { intent.slots[$0] != nil } } ?? false
+        }()
         func freeText(expecting: UtteranceRecognizer.Expectation = .nothing) throws(DecoderError) -> UtteranceRecognizer.FreeText {
             if let heard = heardBefore[expecting] { return heard }
             let heard = try decodeFreeText(expecting: expecting)
@@ -841,7 +852,7 @@ public final class Pipeline {
             lastLanguageModelUse = sampleCount
             return try recognizer.transcribeFreeText(audio, startSample: audioStart, fromSample: from,
                                                      expecting: expecting, talkerLevel: talkerLevel,
-                                                     roomLevel: result.roomLevel)
+                                                     roomLevel: result.roomLevel, forQuery: grammarHeardFreeText)
         }
         /// The audio the language models hear, and its first sample: from 0.3 s before the command to 0.2 s
         /// after it, at most `maxLanguageModelAudio`. Measured on the dev set's searches: this window beats the

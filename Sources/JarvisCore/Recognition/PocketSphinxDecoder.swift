@@ -182,7 +182,7 @@ public final class PocketSphinxDecoder {
         keepIfPaged(model, for: name)
     }
 
-    /// Adds search `name` over the language model at `path` and one or two more (`extraPaths`), at first on the
+    /// Adds search `name` over the language model at `path` and one to three more (`extraPaths`), at first on the
     /// model at `path` alone; `mixLanguageModel` interpolates it with one of the others, which then gets
     /// `weight`, 0–1, of the probability.
     public func addMixedLanguageModel(name: String, path: String, extraPaths: [String], weight: Float,
@@ -258,9 +258,9 @@ public final class PocketSphinxDecoder {
     }
 
     /// Which model search `name` (from `addMixedLanguageModel`) interpolates with its main model: 0 none (the
-    /// main model alone), 1 or 2 the first or second of its `extraPaths`.
-    public func mixLanguageModel(_ name: String, with extra: Int) {
-        if let mixed = mixedModels[name] { jarvis_lm_mix(mixed.set, Int32(extra), mixed.weight) }
+    /// main model alone), 1, 2 or 3 that one of its `extraPaths`, with `weight` (0–1) or the search's own.
+    public func mixLanguageModel(_ name: String, with extra: Int, weight: Float? = nil) {
+        if let mixed = mixedModels[name] { jarvis_lm_mix(mixed.set, Int32(extra), weight ?? mixed.weight) }
     }
 
     public func useSearch(_ name: String) throws(DecoderError) {

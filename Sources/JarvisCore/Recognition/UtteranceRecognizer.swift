@@ -29,11 +29,16 @@ public final class UtteranceRecognizer {
     private var hasLanguageModelSearch = false
     /// What each model of the language-model search expects, in `PocketSphinxDecoder.mixLanguageModel` order.
     private var expectedModels: [Expectation] = [.nothing]
+    /// Which model of the language-model search holds the word pairs of search queries (`QueryBigramModel`), in
+    /// `PocketSphinxDecoder.mixLanguageModel` order; nil when none does.
+    private var queryModelIndex: Int?
     /// The acoustic model's transform for segments under babble (`RecognizerSettings.babbleAdaptation`); nil when
     /// off or when the model is not the one it was trained for.
     let babbleAdaptation: AcousticAdaptation?
     /// Whether the grammar decoder's dictionary holds the language model's words (read and added once, kept).
     private var hasLanguageModelWords = false
+    /// The general language model's words the dictionary holds (`RecognizerSettings.languageModelWords`), once read.
+    private var languageModelVocabulary: Set<String>?
     private var warnedAboutWholeLanguageModel = false
     private var mode: Mode = .wake
     private var utteranceStart = 0
@@ -1388,22 +1393,28 @@ public final class UtteranceRecognizer {
     /// gives the cepstral mean normalisation enough audio, and says what the language model heard before it.
     /// With `expecting` `.lead`, the language model expects a command's lead ("search for") at the start
     /// (`CommandLeadModel`): for the query of speech already known to be a search; with `.command`, a whole
-    /// command without free text (`CommandPhraseModel`).
+    /// command without free text (`CommandPhraseModel`). `forQuery`: the grammar heard a lead into free text, and
+    /// the general model alone (`expecting` `.nothing`) is mixed with the word pairs of search queries
+    /// (`RecognizerSettings.queryModelWeight`).
     public func transcribeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int,
                                    expecting: Expectation = .nothing, talkerLevel: Double? = nil,
-                                   roomLevel: Double? = nil) throws(DecoderError) -> FreeText {
+                                   roomLevel: Double? = nil, forQuery: Bool = false) throws(DecoderError) -> FreeText {
         try timed(.languageModel) { () throws(DecoderError) in
             try decodeFreeText(audio, startSample: startSample, fromSample: fromSample, expecting: expecting,
-                               talkerLevel: talkerLevel, roomLevel: roomLevel)
+                               talkerLevel: talkerLevel, roomLevel: roomLevel, forQuery: forQuery)
         }
     }
 
     /// `transcribeFreeText`'s work.
     private func decodeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int, expecting: Expectation,
-                                talkerLevel: Double?, roomLevel: Double?) throws(DecoderError) -> FreeText {
+                                talkerLevel: Double?, roomLevel: Double?, forQuery: Bool) throws(DecoderError) -> FreeText {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return FreeText(before: [], text: "") }
         let decoder = try languageModelDecoder()
-        decoder.mixLanguageModel("lm", with: expectedModels.firstIndex(of: expecting) ?? 0)
+        if expecting == .nothing, forQuery, let index = queryModelIndex, let weight = settings.queryModelWeight {
+            decoder.mixLanguageModel("lm", with: index, weight: weight)
+        } else {
+            decoder.mixLanguageModel("lm", with: expectedModels.firstIndex(of: expecting) ?? 0)
+        }
         let heard = languageModelHearing(audio, start: startSample)
         guard let hyp = try decoder.decodeUtterance(heard[...], search: "lm") else { return FreeText(before: [], text: "") }
         // A word counts when most of it lies after `fromSample` (10 ms frames; 50 ms tolerance).
@@ -1603,6 +1614,7 @@ public final class UtteranceRecognizer {
             // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
             let vocabulary = try PocketSphinxDecoder.languageModelVocabulary(
                 path: modelPath, limit: settings.languageModelWords, keeping: spokenWords)
+            languageModelVocabulary = vocabulary
             try decoder.addWords(GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary,
                                                    accentVariants: settings.accentVariants,
                                                    extra: settings.extraPronunciations).entries)
@@ -1622,12 +1634,18 @@ public final class UtteranceRecognizer {
         if extras.isEmpty {
             try decoder.addLanguageModel(name: "lm", path: modelPath, loading: settings.languageModelLoading)
         } else {
-            var paths: [String] = []
+            var paths: [String] = [], queryModelPath: String?
             defer { for path in paths { try? FileManager.default.removeItem(atPath: path) } }
             for (expectation, arpa) in extras {
                 paths.append(try writeTemporaryModelFile(arpa, kind: "\(expectation)s", suffix: "arpa"))
             }
-            try decoder.addMixedLanguageModel(name: "lm", path: modelPath, extraPaths: paths,
+            if let vocabulary = languageModelVocabulary, settings.queryModelWeight != nil, !commands.freeTextSlots.isEmpty {
+                // Every word of the general model, so that none escapes the mix (sphinxbase gives a word the set's
+                // models do not all hold the probability of those that do).
+                queryModelIndex = paths.count + 1
+                queryModelPath = try QueryBigramModel.cachedBinary(vocabulary: vocabulary)
+            }
+            try decoder.addMixedLanguageModel(name: "lm", path: modelPath, extraPaths: paths + (queryModelPath.map { [$0] } ?? []),
                                               weight: settings.commandLeadWeight, loading: settings.languageModelLoading)
         }
         expectedModels = [.nothing] + extras.map(\.0)

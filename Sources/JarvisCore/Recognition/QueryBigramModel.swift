@@ -1,0 +1,85 @@
+import CQueryBigrams
+import Foundation
+
+/// The word pairs search queries are made of ("stock prices", "for stock", "bus schedule"), with the
+/// probability of the second word after the first (log10), as a bigram language model that the general model is
+/// mixed with when it hears a search's query (`RecognizerSettings.queryModelWeight`). The pairs come from
+/// SymSpell's English bigram dictionary (`scripts/make-query-bigrams.py`), compiled into the binary.
+public struct QueryBigramModel: Sendable {
+    /// First word → its followers and their log10 probabilities.
+    public let followers: [String: [String: Double]]
+
+    /// Reads "first<TAB>second log10p<TAB>second log10p…" lines; a malformed pair is skipped.
+    public init(text: String) {
+        var followers: [String: [String: Double]] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: "\t")
+            guard let first = fields.first, fields.count > 1 else { continue }
+            var next: [String: Double] = [:]
+            for pair in fields.dropFirst() {
+                let parts = pair.split(separator: " ")
+                guard parts.count == 2, let p = Double(parts[1]), p <= 0 else { continue }
+                next[String(parts[0])] = p
+            }
+            if !next.isEmpty { followers[String(first), default: [:]].merge(next) { $1 } }
+        }
+        self.followers = followers
+    }
+
+    /// The pairs compiled into the binary (about 150,000), as `init(text:)` reads them.
+    public static var builtinText: String { String(cString: jarvis_query_bigrams()) }
+
+    /// The model as ARPA text over `vocabulary`: every word of it a unigram at `floor` (log10), so that outside
+    /// the pairs the general model alone decides, and the pairs whose two words it holds as bigrams.
+    public func arpa(vocabulary: Set<String>, floor: Double = -7) -> String {
+        var bigrams: [String: [String: Double]] = [:]
+        for (first, next) in followers where vocabulary.contains(first) {
+            let kept = next.filter { vocabulary.contains($0.key) }
+            if !kept.isEmpty { bigrams[first] = kept }
+        }
+        let words = vocabulary.subtracting(["<s>"]).union(["</s>"]).sorted()
+        return bigramARPA(unigrams: words.map { ($0, "\(floor)") }, bigrams: bigrams)
+    }
+
+    /// The model over `vocabulary` (`arpa(vocabulary:)`) in sphinxbase's binary format: from the cache of
+    /// pruned language models (`PrunedLanguageModel`), made there first when missing. Made from ARPA text
+    /// at each load, the model cost a search's first decode about 0.8 s of CPU.
+    /// `text`: the pairs as `init(text:)` reads them, parsed only when the cache lacks the model.
+    public static func cachedBinary(vocabulary: Set<String>, text: String = builtinText) throws(DecoderError) -> String {
+        var key = "q1|\(fnv1a(text.utf8))|"
+        for word in vocabulary.sorted() { key += word + " " }
+        let name = "queries-\(String(fnv1a(key.utf8), radix: 16)).lm.bin"
+        let directories = PrunedLanguageModel.defaultCacheDirectories()
+        for directory in directories {
+            let target = directory + "/" + name
+            if FileManager.default.fileExists(atPath: target) {
+                if TrieLanguageModel.isComplete(path: target) {
+                    utimes(target, nil)  // marks it used now, for the stale entries' removal
+                    return target
+                }
+                try? FileManager.default.removeItem(atPath: target)
+            }
+            guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil,
+                  FileManager.default.isWritableFile(atPath: directory) else { continue }
+            // Written under temporary names and renamed: processes making the same model at once never read a
+            // partial file.
+            let stem = target + ".\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
+            let arpaPath = stem + ".arpa.tmp", binaryPath = stem + ".tmp"
+            defer {
+                try? FileManager.default.removeItem(atPath: arpaPath)
+                try? FileManager.default.removeItem(atPath: binaryPath)
+            }
+            guard FileManager.default.createFile(atPath: arpaPath, contents: Data(QueryBigramModel(text: text).arpa(vocabulary: vocabulary).utf8)) else {
+                continue
+            }
+            try NGramModel.convert(arpaPath, to: binaryPath)
+            guard rename(binaryPath, target) == 0 else { continue }
+            PrunedLanguageModel.removeStaleEntries(in: directory, keeping: PrunedLanguageModel.cachedModels,
+                                                   isEntry: { $0.hasPrefix("queries-") && $0.hasSuffix(".lm.bin") },
+                                                   isLeftover: { $0.hasPrefix("queries-") && $0.hasSuffix(".tmp") })
+            return target
+        }
+        throw DecoderError(operation: "language model", status: -1,
+                           detail: "no writable cache folder for the query model (tried \(directories.joined(separator: ", ")))")
+    }
+}
