@@ -6,9 +6,9 @@ Source: SymSpell's English bigram dictionary (frequency_bigramdictionary_en_243_
 PyPI wheel symspellpy==6.10.1, MIT licence; SymSpell's author made it from Google Books Ngram data,
 CC BY 3.0, and SCOWL). Each line there is "first second count", the 243,342 most frequent pairs.
 
-Kept: pairs whose two words are in the pronunciation dictionary and whose second word is not a function
-word ("score was" would pull "football scores" to "football score was") nor a common word of another
-language ("de", "la"). Each pair's probability is its count over all the listed pairs with the same first
+Kept: pairs whose two words are in the pronunciation dictionary, neither a common word of another language
+("de", "la"), and whose second word is not a function word ("score was" would pull "football scores" to
+"football score was"). Each pair's probability is its count over all the listed pairs with the same first
 word (so the list's function words count in the denominator), written as log10 with 1 decimal.
 
 Usage: make-query-bigrams.py [--dict /usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict] [--out FILE]

@@ -44,21 +44,25 @@ final class QueryBigramModelTests: XCTestCase {
 
     /// The model in sphinxbase's binary format is made once per vocabulary and pairs, then read from the cache.
     func testTheBinaryModelIsCachedPerVocabulary() throws {
-        let vocabulary: Set<String> = ["stock", "prices", "for", "test\(UUID().uuidString.prefix(8).lowercased())"]
-        let first = try QueryBigramModel.cachedBinary(vocabulary: vocabulary, text: text)
-        defer { try? FileManager.default.removeItem(atPath: first) }
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("jarvis-queries-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let cached = { (vocabulary: Set<String>, text: String) throws -> String in
+            try QueryBigramModel.cachedBinary(vocabulary: vocabulary, text: text, cacheDirectory: cache)
+        }
+        let vocabulary: Set<String> = ["stock", "prices", "for"]
+        let first = try cached(vocabulary, text)
+        XCTAssertTrue(first.hasPrefix(cache + "/"))
         XCTAssertTrue(TrieLanguageModel.isComplete(path: first))
         XCTAssertEqual(try NGramModel(path: first).log10Score(["stock", "prices"]), -1.8, accuracy: 0.01)
         // Read from the cache, not made again (made again, it would be renamed into place: another file).
         let inode = { (path: String) in try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int }
         let made = try inode(first)
-        XCTAssertEqual(try QueryBigramModel.cachedBinary(vocabulary: vocabulary, text: text), first)
+        XCTAssertEqual(try cached(vocabulary, text), first)
         XCTAssertEqual(try inode(first), made)
-        let other = try QueryBigramModel.cachedBinary(vocabulary: vocabulary.union(["cheap"]), text: text)
-        defer { try? FileManager.default.removeItem(atPath: other) }
-        XCTAssertNotEqual(other, first, "another vocabulary, another model")
-        let otherPairs = try QueryBigramModel.cachedBinary(vocabulary: vocabulary, text: text + "cheap\tstock -1.0\n")
-        defer { try? FileManager.default.removeItem(atPath: otherPairs) }
-        XCTAssertNotEqual(otherPairs, first, "other pairs, another model")
+        XCTAssertNotEqual(try cached(vocabulary.union(["cheap"]), text), first, "another vocabulary, another model")
+        XCTAssertNotEqual(try cached(vocabulary, text + "cheap\tstock -1.0\n"), first, "other pairs, another model")
+        // No folder to make it in: an error, which the recogniser reports once and hears searches without the model.
+        XCTAssertThrowsError(try QueryBigramModel.cachedBinary(vocabulary: vocabulary, text: text,
+                                                               cacheDirectory: "/proc/jarvis-no-cache"))
     }
 }

@@ -582,10 +582,11 @@ public final class Pipeline {
         return made
     }
 
-    /// What the language model hears in `audio` (16 kHz mono) as a whole, as it hears a search's query in a
-    /// clean segment (the recogniser the talker's pitch picks, the high-band fill of band-limited audio; no
-    /// noise reduction, no hum notches): lower-case words. For measuring transcription on recorded speech
-    /// (`jarvis eval --transcripts`); call `reset()` before the next stream.
+    /// What the language model hears in `audio` (16 kHz mono) as a whole, as it hears a search's query in a clean
+    /// segment (the recogniser the talker's pitch picks, the high-band fill of band-limited audio; no noise reduction,
+    /// no hum notches), but without the word pairs of search queries (`queryModelWeight`: the recordings are sentences
+    /// and digits, not queries): lower-case words. For measuring transcription on recorded speech (`jarvis eval
+    /// --transcripts`); call `reset()` before the next stream.
     public func transcribe(_ audio: [Int16]) throws(DecoderError) -> [String] {
         reset()
         var tracker = PitchTracker()
@@ -830,7 +831,8 @@ public final class Pipeline {
         // same audio, about a second of CPU in noise, with the same words).
         var heardBefore: [UtteranceRecognizer.Expectation: UtteranceRecognizer.FreeText] = [:]
         // Whether the grammar heard a command with free text (a search): its query is heard with the word pairs of
-        // search queries mixed in (`RecognizerSettings.queryModelWeight`), other speech without them.
+        // search queries mixed in (`RecognizerSettings.queryModelWeight`), other speech without them. Parsed as
+        // below, with the grammar's commands (a taken twin, parsed with all, is never a command with free text).
         lazy var grammarHeardFreeText: Bool = {
             var words = result.words
             var parsed = grammarCommands.parse(Self.collapsePhoneWords(words))

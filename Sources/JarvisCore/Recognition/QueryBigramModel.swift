@@ -44,12 +44,15 @@ public struct QueryBigramModel: Sendable {
     /// The model over `vocabulary` (`arpa(vocabulary:)`) in sphinxbase's binary format: from the cache of
     /// pruned language models (`PrunedLanguageModel`), made there first when missing. Made from ARPA text
     /// at each load, the model cost a search's first decode about 0.8 s of CPU.
-    /// `text`: the pairs as `init(text:)` reads them, parsed only when the cache lacks the model.
-    public static func cachedBinary(vocabulary: Set<String>, text: String = builtinText) throws(DecoderError) -> String {
+    /// `text`: the pairs as `init(text:)` reads them, parsed only when the cache lacks the model;
+    /// `cacheDirectory`: the folder to use instead of the cache folders (tests).
+    public static func cachedBinary(vocabulary: Set<String>, text: String = builtinText,
+                                    cacheDirectory: String? = nil) throws(DecoderError) -> String {
+        // "q1": the model's form (`arpa(vocabulary:)`, its floor, `bigramARPA`); another form needs another version.
         var key = "q1|\(fnv1a(text.utf8))|"
         for word in vocabulary.sorted() { key += word + " " }
         let name = "queries-\(String(fnv1a(key.utf8), radix: 16)).lm.bin"
-        let directories = PrunedLanguageModel.defaultCacheDirectories()
+        let directories = cacheDirectory.map { [$0] } ?? PrunedLanguageModel.defaultCacheDirectories()
         for directory in directories {
             let target = directory + "/" + name
             if FileManager.default.fileExists(atPath: target) {
@@ -69,17 +72,16 @@ public struct QueryBigramModel: Sendable {
                 try? FileManager.default.removeItem(atPath: arpaPath)
                 try? FileManager.default.removeItem(atPath: binaryPath)
             }
-            guard FileManager.default.createFile(atPath: arpaPath, contents: Data(QueryBigramModel(text: text).arpa(vocabulary: vocabulary).utf8)) else {
-                continue
-            }
-            try NGramModel.convert(arpaPath, to: binaryPath)
-            guard rename(binaryPath, target) == 0 else { continue }
+            let arpa = Data(QueryBigramModel(text: text).arpa(vocabulary: vocabulary).utf8)
+            guard FileManager.default.createFile(atPath: arpaPath, contents: arpa),
+                  (try? NGramModel.convert(arpaPath, to: binaryPath)) != nil,
+                  rename(binaryPath, target) == 0 else { continue }
             PrunedLanguageModel.removeStaleEntries(in: directory, keeping: PrunedLanguageModel.cachedModels,
                                                    isEntry: { $0.hasPrefix("queries-") && $0.hasSuffix(".lm.bin") },
                                                    isLeftover: { $0.hasPrefix("queries-") && $0.hasSuffix(".tmp") })
             return target
         }
-        throw DecoderError(operation: "language model", status: -1,
-                           detail: "no writable cache folder for the query model (tried \(directories.joined(separator: ", ")))")
+        throw DecoderError(operation: "language model", status: -1, detail: "cannot make the query model in any cache "
+                               + "folder (tried \(directories.joined(separator: ", ")))")
     }
 }

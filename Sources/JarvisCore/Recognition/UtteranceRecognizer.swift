@@ -40,6 +40,7 @@ public final class UtteranceRecognizer {
     /// The general language model's words the dictionary holds (`RecognizerSettings.languageModelWords`), once read.
     private var languageModelVocabulary: Set<String>?
     private var warnedAboutWholeLanguageModel = false
+    private var warnedAboutQueryModel = false
     private var mode: Mode = .wake
     private var utteranceStart = 0
     private var fed: [Int16] = []
@@ -1631,22 +1632,34 @@ public final class UtteranceRecognizer {
             let phrases = CommandPhraseModel(graph: plainGenerator.commandsOnly(withFreeText: false), wakeWords: wakeWords)
             if !phrases.isEmpty { extras.append((.command, phrases.arpa())) }
         }
-        if extras.isEmpty {
+        // The word pairs of search queries, for a command set with free text (`queryModelWeight`): over every word of
+        // the general model, so that none escapes the mix (sphinxbase gives a word that not all of a set's models
+        // hold the probability of those that do). Without a cache to make it in, searches are heard without it.
+        queryModelIndex = nil
+        var queryModelPath: String?
+        if let vocabulary = languageModelVocabulary, settings.queryModelWeight != nil, !commands.freeTextSlots.isEmpty {
+            do {
+                queryModelPath = try QueryBigramModel.cachedBinary(vocabulary: vocabulary)
+            } catch {
+                if !warnedAboutQueryModel {
+                    FileHandle.standardError.write(Data(
+                        "jarvis: warning: searches are heard without the word pairs of queries: \(error)\n".utf8))
+                    warnedAboutQueryModel = true
+                }
+            }
+        }
+        if extras.isEmpty && queryModelPath == nil {
             try decoder.addLanguageModel(name: "lm", path: modelPath, loading: settings.languageModelLoading)
         } else {
-            var paths: [String] = [], queryModelPath: String?
+            var paths: [String] = []
             defer { for path in paths { try? FileManager.default.removeItem(atPath: path) } }
             for (expectation, arpa) in extras {
                 paths.append(try writeTemporaryModelFile(arpa, kind: "\(expectation)s", suffix: "arpa"))
             }
-            if let vocabulary = languageModelVocabulary, settings.queryModelWeight != nil, !commands.freeTextSlots.isEmpty {
-                // Every word of the general model, so that none escapes the mix (sphinxbase gives a word the set's
-                // models do not all hold the probability of those that do).
-                queryModelIndex = paths.count + 1
-                queryModelPath = try QueryBigramModel.cachedBinary(vocabulary: vocabulary)
-            }
-            try decoder.addMixedLanguageModel(name: "lm", path: modelPath, extraPaths: paths + (queryModelPath.map { [$0] } ?? []),
+            let extraPaths = paths + (queryModelPath.map { [$0] } ?? [])
+            try decoder.addMixedLanguageModel(name: "lm", path: modelPath, extraPaths: extraPaths,
                                               weight: settings.commandLeadWeight, loading: settings.languageModelLoading)
+            if queryModelPath != nil { queryModelIndex = extraPaths.count }
         }
         expectedModels = [.nothing] + extras.map(\.0)
         hasLanguageModelSearch = true
