@@ -1406,13 +1406,31 @@ public final class UtteranceRecognizer {
         }
     }
 
-    /// `transcribeFreeText`'s work.
+    /// `transcribeFreeText`'s work. With `forQuery`, the audio is heard twice: as before, and with the word pairs
+    /// of search queries mixed in, whose words after the same words before the query replace the free text only
+    /// (every score and word the pipeline's checks use is the general model's: mixed, the model's own path fitted the
+    /// audio worse, and a lead path within 0.5 nats per frame of it took flite awb's "go up" for "google up").
     private func decodeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int, expecting: Expectation,
                                 talkerLevel: Double?, roomLevel: Double?, forQuery: Bool) throws(DecoderError) -> FreeText {
+        var result = try decodeFreeText(audio, startSample: startSample, fromSample: fromSample, expecting: expecting,
+                                        talkerLevel: talkerLevel, roomLevel: roomLevel, queryModel: nil)
+        guard expecting == .nothing, forQuery, let index = queryModelIndex, let weight = settings.queryModelWeight
+        else { return result }
+        let mixed = try decodeFreeText(audio, startSample: startSample, fromSample: fromSample, expecting: expecting,
+                                       talkerLevel: talkerLevel, roomLevel: roomLevel, queryModel: (index, weight))
+        if mixed.before == result.before, !mixed.text.isEmpty, !result.text.isEmpty { result.text = mixed.text }
+        return result
+    }
+
+    /// One hearing of `decodeFreeText`: the general model mixed with the model `expecting` asks for, or with the
+    /// word pairs of search queries (`queryModel`: their index in the mix and weight).
+    private func decodeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int, expecting: Expectation,
+                                talkerLevel: Double?, roomLevel: Double?,
+                                queryModel: (index: Int, weight: Float)?) throws(DecoderError) -> FreeText {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return FreeText(before: [], text: "") }
         let decoder = try languageModelDecoder()
-        if expecting == .nothing, forQuery, let index = queryModelIndex, let weight = settings.queryModelWeight {
-            decoder.mixLanguageModel("lm", with: index, weight: weight)
+        if let queryModel {
+            decoder.mixLanguageModel("lm", with: queryModel.index, weight: queryModel.weight)
         } else {
             decoder.mixLanguageModel("lm", with: expectedModels.firstIndex(of: expecting) ?? 0)
         }
@@ -1449,7 +1467,7 @@ public final class UtteranceRecognizer {
                                                      middleSample: startSample + ($0.startFrame + $0.endFrame) / 2 * Self.samplesPerFrame)
                               })
         if Self.tracing {
-            FileHandle.standardError.write(Data("free text\(expecting == .nothing ? "" : " (expecting a \(expecting))"): before \(result.before) text '\(result.text)' acoustic \(result.acousticScore / Double(max(1, result.frames))) per frame, \(languageModelHeld)\n".utf8))
+            FileHandle.standardError.write(Data("free text\(expecting == .nothing ? "" : " (expecting a \(expecting))")\(queryModel == nil ? "" : " (with the query pairs)"): before \(result.before) text '\(result.text)' acoustic \(result.acousticScore / Double(max(1, result.frames))) per frame, \(languageModelHeld)\n".utf8))
         }
         return result
     }
