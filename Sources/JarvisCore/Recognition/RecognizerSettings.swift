@@ -257,16 +257,17 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// transcribes a search's query; 0 transcribes it with the general model alone.
     public var commandLeadWeight: Float = 0.5
     /// Share (0–1) of the word pairs of search queries (`QueryBigramModel`: "stock prices", "for stock", "bus
-    /// schedule") in the general language model when it hears a command the grammar heard as a search; nil: the general
-    /// model alone (so too, after a warning, when no cache folder can hold the model). The general model knows few of
-    /// them: it scores "search for spock prices" within 0.8 (log10) of "search for stock prices", and four TTS voices'
-    /// "stock prices" came out as "spock prices". Measured (2026-12-04, stop 88, release builds, clip by clip): the
-    /// query set 166 → 171 of 270 (stock prices ×4, bus schedule, chocolate cake; pizza recipes lost), the dev set's
-    /// clean intents 95.7 → 96.5 % and babble10 77.4 → 76.5 % (a search each way), the variant set 376 of 445 either
-    /// way (two searches each way), the voice set 76 → 75 of 92, the non-command set the same. 0.1 measured about the
-    /// same. Mixed into every decode of the general model, not a search's only, a non-command ("good morning how are
-    /// you", heard "could you open up youtube") opened youtube; pairs into a function word ("football score was") or a
-    /// word of another language ("for de", "de videos") cost searches.
+    /// schedule") in the general language model when it hears a command the grammar heard as a search a second time,
+    /// for the query's words only (`UtteranceRecognizer.decodeFreeText`); nil: the general model alone (so too, after a
+    /// warning, when no cache folder can hold the model). The general model knows few of them: it scores "search for
+    /// spock prices" within 0.8 (log10) of "search for stock prices", and four TTS voices' "stock prices" came out as
+    /// "spock prices". Measured (2026-12-04, stop 88, release builds, clip by clip): the query set 166 → 171 of 270
+    /// (stock prices ×4, bus schedule, chocolate cake; pizza recipes lost), the dev set's clean intents 95.7 → 96.5 %
+    /// and nothing lost, the variant set 376 → 377 of 445, the voice set 76 → 75 of 92, the non-command set the same; a
+    /// clean search costs a second decode (about 0.25 s of CPU). Mixed into the one decode whose scores the checks use,
+    /// a lead path took flite awb's "go up" for a search for "up", and babble10 lost a search; mixed into every decode,
+    /// a non-command ("good morning how are you") opened youtube; pairs into a function word ("football score was") or
+    /// a word of another language ("for de", "de videos") cost searches.
     public var queryModelWeight: Float? = 0.2
     /// The language model's search also holds the `CommandPhraseModel` (the commands without free text), mixed in
     /// with `commandLeadWeight` when a command's words are checked (`PipelineSettings.commandModelAcousticLoss`);
