@@ -833,15 +833,8 @@ public final class Pipeline {
         // Whether the grammar heard a command with free text (a search): its query is heard with the word pairs of
         // search queries mixed in (`RecognizerSettings.queryModelWeight`), other speech without them. Parsed as
         // below, with the grammar's commands (a taken twin, parsed with all, is never a command with free text).
-        lazy var grammarHeardFreeText: Bool = {
-            var words = result.words
-            var parsed = grammarCommands.parse(Self.collapsePhoneWords(words))
-            while parsed == nil, let last = words.last, GrammarGenerator.isPhoneWord(last) {
-                words.removeLast()
-                parsed = grammarCommands.parse(Self.collapsePhoneWords(words))
-            }
-            return parsed.map { intent in commands.freeTextSlots.contains { intent.slots[$0] != nil } } ?? false
-        }()
+        lazy var grammarHeardFreeText =
+            Self.parse(result.words, droppingTrailingPhonesWith: grammarCommands).map { freeTextSlot(of: $0) != nil } ?? false
         func freeText(expecting: UtteranceRecognizer.Expectation = .nothing) throws(DecoderError) -> UtteranceRecognizer.FreeText {
             if let heard = heardBefore[expecting] { return heard }
             let heard = try decodeFreeText(expecting: expecting)
@@ -1043,16 +1036,9 @@ public final class Pipeline {
             return reject(free.text, "not-a-command")
         }
         var literal = result.commandWords
-        // Phones after a complete command are speech before the next wake phrase, not part of it.
-        var words = result.words
         // A twin the recogniser took may be a command the grammar does not hold ("go down" for its "go back").
         let parser = result.closeTwin?.taken == true ? commands : grammarCommands
-        var parsed = parser.parse(Self.collapsePhoneWords(words))
-        while parsed == nil, let last = words.last, GrammarGenerator.isPhoneWord(last) {
-            words.removeLast()
-            parsed = parser.parse(Self.collapsePhoneWords(words))
-        }
-        guard var intent = parsed else {
+        guard var intent = Self.parse(result.words, droppingTrailingPhonesWith: parser) else {
             return try rejectUnlessFreeText(literal.joined(separator: " "), "not-a-command")
         }
         if speechContinues(result) {
@@ -1375,6 +1361,19 @@ public final class Pipeline {
     /// The free-text slot (a search's query) an intent has, if any.
     func freeTextSlot(of intent: Intent) -> String? {
         commands.freeTextSlots.first { intent.slots[$0] != nil }
+    }
+
+    /// `words` (a recogniser result's, phone-loop words among them) parsed by `parser`, dropping phone-loop words
+    /// from the end until they parse: phones after a complete command are speech before the next wake phrase, not
+    /// part of it. nil when no such prefix parses.
+    static func parse(_ words: [String], droppingTrailingPhonesWith parser: CommandSet) -> Intent? {
+        var words = words
+        var parsed = parser.parse(collapsePhoneWords(words))
+        while parsed == nil, let last = words.last, GrammarGenerator.isPhoneWord(last) {
+            words.removeLast()
+            parsed = parser.parse(collapsePhoneWords(words))
+        }
+        return parsed
     }
 
     /// The placeholder that stands for a run of free speech (phone-loop words) when words are parsed.

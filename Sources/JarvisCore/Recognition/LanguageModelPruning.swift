@@ -93,23 +93,41 @@ public enum PrunedLanguageModel {
             + pruning.keeping.sorted().joined(separator: " ")
         let name = "lm-\(String(fnv1a(key.utf8), radix: 16)).lm.bin"
         let directories = cacheDirectory.map { [$0] } ?? defaultCacheDirectories()
+        let made = try cachedModel(named: name, in: directories) { (target) throws(DecoderError) in
+            try make(source: source, pruning: pruning, at: target)
+            return true
+        }
+        guard let made else {
+            throw DecoderError(operation: "language model", status: -1,
+                               detail: "no writable cache folder for the pruned model (tried \(directories.joined(separator: ", ")))")
+        }
+        return made
+    }
+
+    /// The binary model file `name` ("<kind>-<hash>.lm.bin") in the first of `directories` that holds it whole
+    /// (`TrieLanguageModel.isComplete`), marked used now; else made there by `make` in the first folder that exists
+    /// or can be made and is writable (`make` writes the target whole, under a temporary name renamed into place,
+    /// and returns false to try the next folder), and that folder's stale models of the same kind removed
+    /// (`removeStaleEntries`: all but the `cachedModels` most recently used). nil when no folder would do.
+    static func cachedModel(named name: String, in directories: [String],
+                            make: (_ target: String) throws(DecoderError) -> Bool) throws(DecoderError) -> String? {
+        let kind = String(name.prefix(while: { $0 != "-" })) + "-"
         for directory in directories {
             let target = directory + "/" + name
             if FileManager.default.fileExists(atPath: target) {
                 if TrieLanguageModel.isComplete(path: target) {
-                    utimes(target, nil)  // marks it used now, for `removeStale`
+                    utimes(target, nil)  // marks it used now, for the stale entries' removal
                     return target
                 }
                 try? FileManager.default.removeItem(atPath: target)  // damaged since: made again below
             }
             guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil,
-                  FileManager.default.isWritableFile(atPath: directory) else { continue }
-            try make(source: source, pruning: pruning, at: target)
-            removeStale(in: directory)
+                  FileManager.default.isWritableFile(atPath: directory), try make(target) else { continue }
+            removeStaleEntries(in: directory, keeping: cachedModels, isEntry: { $0.hasPrefix(kind) && $0.hasSuffix(".lm.bin") },
+                               isLeftover: { $0.hasPrefix(kind) && $0.hasSuffix(".tmp") })
             return target
         }
-        throw DecoderError(operation: "language model", status: -1,
-                           detail: "no writable cache folder for the pruned model (tried \(directories.joined(separator: ", ")))")
+        return nil
     }
 
     /// Prunes `source` into `target`, in the same binary format and with the same quantiser, so the kept
@@ -132,15 +150,8 @@ public enum PrunedLanguageModel {
     }
 
     /// How many pruned models the cache keeps (each command set and each installed model makes its own, about
-    /// 22 MB for Debian's en-us model).
+    /// 22 MB for Debian's en-us model), and as many query pair models (`QueryBigramModel`, about 1.2 MB each).
     public static let cachedModels = 3
-
-    /// Removes all but the `cachedModels` most recently used models in `directory`, and temporary files an
-    /// interrupted run left there more than 10 minutes ago.
-    static func removeStale(in directory: String) {
-        removeStaleEntries(in: directory, keeping: cachedModels, isEntry: { $0.hasPrefix("lm-") && $0.hasSuffix(".lm.bin") },
-                           isLeftover: { $0.hasPrefix("lm-") && $0.hasSuffix(".tmp") })
-    }
 
     /// Removes all but the `keeping` most recently used entries (`isEntry`, by modification time) in `directory`,
     /// and leftovers (`isLeftover`: an interrupted run's temporary files) older than 10 minutes.

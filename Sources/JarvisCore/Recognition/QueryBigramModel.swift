@@ -53,17 +53,7 @@ public struct QueryBigramModel: Sendable {
         for word in vocabulary.sorted() { key += word + " " }
         let name = "queries-\(String(fnv1a(key.utf8), radix: 16)).lm.bin"
         let directories = cacheDirectory.map { [$0] } ?? PrunedLanguageModel.defaultCacheDirectories()
-        for directory in directories {
-            let target = directory + "/" + name
-            if FileManager.default.fileExists(atPath: target) {
-                if TrieLanguageModel.isComplete(path: target) {
-                    utimes(target, nil)  // marks it used now, for the stale entries' removal
-                    return target
-                }
-                try? FileManager.default.removeItem(atPath: target)
-            }
-            guard (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil,
-                  FileManager.default.isWritableFile(atPath: directory) else { continue }
+        let made = try PrunedLanguageModel.cachedModel(named: name, in: directories) { target in
             // Written under temporary names and renamed: processes making the same model at once never read a
             // partial file.
             let stem = target + ".\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
@@ -73,14 +63,10 @@ public struct QueryBigramModel: Sendable {
                 try? FileManager.default.removeItem(atPath: binaryPath)
             }
             let arpa = Data(QueryBigramModel(text: text).arpa(vocabulary: vocabulary).utf8)
-            guard FileManager.default.createFile(atPath: arpaPath, contents: arpa),
-                  (try? NGramModel.convert(arpaPath, to: binaryPath)) != nil,
-                  rename(binaryPath, target) == 0 else { continue }
-            PrunedLanguageModel.removeStaleEntries(in: directory, keeping: PrunedLanguageModel.cachedModels,
-                                                   isEntry: { $0.hasPrefix("queries-") && $0.hasSuffix(".lm.bin") },
-                                                   isLeftover: { $0.hasPrefix("queries-") && $0.hasSuffix(".tmp") })
-            return target
+            return FileManager.default.createFile(atPath: arpaPath, contents: arpa)
+                && (try? NGramModel.convert(arpaPath, to: binaryPath)) != nil && rename(binaryPath, target) == 0
         }
+        if let made { return made }
         throw DecoderError(operation: "language model", status: -1, detail: "cannot make the query model in any cache "
                                + "folder (tried \(directories.joined(separator: ", ")))")
     }

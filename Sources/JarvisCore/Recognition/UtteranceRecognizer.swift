@@ -1412,21 +1412,21 @@ public final class UtteranceRecognizer {
     /// audio worse, and a lead path within 0.5 nats per frame of it took flite awb's "go up" for "google up").
     private func decodeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int, expecting: Expectation,
                                 talkerLevel: Double?, roomLevel: Double?, forQuery: Bool) throws(DecoderError) -> FreeText {
-        var result = try decodeFreeText(audio, startSample: startSample, fromSample: fromSample, expecting: expecting,
-                                        talkerLevel: talkerLevel, roomLevel: roomLevel, queryModel: nil)
+        var result = try hearFreeText(audio, startSample: startSample, fromSample: fromSample, expecting: expecting,
+                                      talkerLevel: talkerLevel, roomLevel: roomLevel, queryModel: nil)
         guard expecting == .nothing, forQuery, let index = queryModelIndex, let weight = settings.queryModelWeight
         else { return result }
-        let mixed = try decodeFreeText(audio, startSample: startSample, fromSample: fromSample, expecting: expecting,
-                                       talkerLevel: talkerLevel, roomLevel: roomLevel, queryModel: (index, weight))
+        let mixed = try hearFreeText(audio, startSample: startSample, fromSample: fromSample, expecting: expecting,
+                                     talkerLevel: talkerLevel, roomLevel: roomLevel, queryModel: (index, weight))
         if mixed.before == result.before, !mixed.text.isEmpty, !result.text.isEmpty { result.text = mixed.text }
         return result
     }
 
     /// One hearing of `decodeFreeText`: the general model mixed with the model `expecting` asks for, or with the
     /// word pairs of search queries (`queryModel`: their index in the mix and weight).
-    private func decodeFreeText(_ audio: [Int16], startSample: Int, fromSample: Int, expecting: Expectation,
-                                talkerLevel: Double?, roomLevel: Double?,
-                                queryModel: (index: Int, weight: Float)?) throws(DecoderError) -> FreeText {
+    private func hearFreeText(_ audio: [Int16], startSample: Int, fromSample: Int, expecting: Expectation,
+                              talkerLevel: Double?, roomLevel: Double?,
+                              queryModel: (index: Int, weight: Float)?) throws(DecoderError) -> FreeText {
         guard audio.count >= AudioFormat.sampleRate / 10 else { return FreeText(before: [], text: "") }
         let decoder = try languageModelDecoder()
         if let queryModel {
