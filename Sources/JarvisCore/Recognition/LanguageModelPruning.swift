@@ -142,11 +142,17 @@ public enum PrunedLanguageModel {
                                detail: error.description.hasSuffix(".") ? String(error.description.dropLast()) : error.description)
         }
         let data = model.binary(keeping: pruning.keptEntries(of: model))
-        let temporary = target + ".\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let temporary = temporaryPath(beside: target)
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         guard FileManager.default.createFile(atPath: temporary, contents: data), rename(temporary, target) == 0 else {
             throw DecoderError(operation: "language model", status: -1, detail: "cannot write the pruned model to \(target)")
         }
+    }
+
+    /// A file name next to `target` for writing it before it is renamed into place, unique to this process and
+    /// call, ending in `suffix`: `cachedModel` removes the cache's leftover ".tmp" files of an interrupted run.
+    static func temporaryPath(beside target: String, suffix: String = ".tmp") -> String {
+        target + ".\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))" + suffix
     }
 
     /// How many pruned models the cache keeps (each command set and each installed model makes its own, about

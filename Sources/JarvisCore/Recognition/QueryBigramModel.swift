@@ -56,8 +56,8 @@ public struct QueryBigramModel: Sendable {
         let made = try PrunedLanguageModel.cachedModel(named: name, in: directories) { target in
             // Written under temporary names and renamed: processes making the same model at once never read a
             // partial file.
-            let stem = target + ".\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
-            let arpaPath = stem + ".arpa.tmp", binaryPath = stem + ".tmp"
+            let arpaPath = PrunedLanguageModel.temporaryPath(beside: target, suffix: ".arpa.tmp")
+            let binaryPath = PrunedLanguageModel.temporaryPath(beside: target)
             defer {
                 try? FileManager.default.removeItem(atPath: arpaPath)
                 try? FileManager.default.removeItem(atPath: binaryPath)

@@ -35,9 +35,8 @@ public final class UtteranceRecognizer {
     /// The acoustic model's transform for segments under babble (`RecognizerSettings.babbleAdaptation`); nil when
     /// off or when the model is not the one it was trained for.
     let babbleAdaptation: AcousticAdaptation?
-    /// Whether the grammar decoder's dictionary holds the language model's words (read and added once, kept).
-    private var hasLanguageModelWords = false
-    /// The general language model's words the dictionary holds (`RecognizerSettings.languageModelWords`), once read.
+    /// The general language model's words (`RecognizerSettings.languageModelWords`) once the grammar decoder's
+    /// dictionary holds them (read and added once, kept); nil before.
     private var languageModelVocabulary: Set<String>?
     private var warnedAboutWholeLanguageModel = false
     private var warnedAboutQueryModel = false
@@ -1628,16 +1627,15 @@ public final class UtteranceRecognizer {
     /// Adds the language model's words to the dictionary (the first time) and its search to the decoder.
     private func loadLanguageModel() throws(DecoderError) {
         let modelPath = try languageModelPath()
-        if !hasLanguageModelWords {
+        if languageModelVocabulary == nil {
             // Only the words the language model knows: the other two thirds of the dictionary could never be
             // recognised, and loading them doubled the decoder's memory (measured: 105 → 61 MB with 20k words).
             let vocabulary = try PocketSphinxDecoder.languageModelVocabulary(
                 path: modelPath, limit: settings.languageModelWords, keeping: spokenWords)
-            languageModelVocabulary = vocabulary
             try decoder.addWords(GrammarDictionary(vocabulary: vocabulary, from: settings.model.dictionary,
                                                    accentVariants: settings.accentVariants,
                                                    extra: settings.extraPronunciations).entries)
-            hasLanguageModelWords = true
+            languageModelVocabulary = vocabulary
         }
         // One search over the general model and the expecting ones, switched per decode: a second search would
         // build its own lexicon tree over the whole vocabulary (about a second of CPU per load).
