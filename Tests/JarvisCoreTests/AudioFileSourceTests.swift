@@ -42,7 +42,7 @@ final class AudioFileSourceTests: XCTestCase {
 
     func write(_ name: String, _ data: Data) -> String {
         let url = tmp.appendingPathComponent(name)
-        FileManager.default.createFile(atPath: url.path, contents: data)
+        XCTAssertTrue(FileManager.default.createFile(atPath: url.path, contents: data), "wrote \(url.path)")
         return url.path
     }
 
@@ -50,12 +50,10 @@ final class AudioFileSourceTests: XCTestCase {
         do {
             _ = try readAll(path)
             XCTFail("expected \(code) for \(path)", file: file, line: line)
-        } catch let error as AudioInputError {
+        } catch {
             XCTAssertEqual(error.code, code, error.message, file: file, line: line)
             XCTAssertTrue(error.message.contains(path), "the message names the file", file: file, line: line)
             XCTAssertTrue(error.message.hasSuffix("."), "one sentence", file: file, line: line)
-        } catch {
-            XCTFail("unexpected \(error)", file: file, line: line)
         }
     }
 

@@ -69,7 +69,7 @@ final class DesktopActionTests: XCTestCase {
         for (k, v) in env { e[k] = v }
         p.environment = e
         p.standardInput = FileHandle.nullDevice
-        p.standardOutput = try output.map { FileManager.default.createFile(atPath: $0.path, contents: nil); return try FileHandle(forWritingTo: $0) } ?? FileHandle.nullDevice
+        p.standardOutput = try output.map { _ = FileManager.default.createFile(atPath: $0.path, contents: nil); return try FileHandle(forWritingTo: $0) } ?? FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
         return p

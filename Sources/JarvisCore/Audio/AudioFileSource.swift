@@ -110,7 +110,7 @@ public final class AudioFileSource: AudioSource {
                 "Cannot stage standard input in \(FileManager.default.temporaryDirectory.path) (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder.")
         }
         defer { close(output) }
-        let path = String(cString: name)
+        let path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let got = buffer.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress, $0.count) }
