@@ -200,6 +200,20 @@ final class EventTests: XCTestCase {
             XCTAssertFalse(e.humanLine.isEmpty)
         }
     }
+
+    /// The `end` line counts in words that agree with their numbers: "1 wake", "2 wakes", "0 restarts".
+    func testEndLineCountsInTheRightNumber() {
+        var stats = Stats()
+        stats.audioSeconds = 4.2
+        stats.cpuSeconds = 0.72
+        stats.wakes = 1
+        stats.intents = 2
+        stats.rejections = 1
+        XCTAssertEqual(Event(t: 4.19, .end(stats)).humanLine,
+                       "   4.19s  end: 4.2 s audio, 0.72 s CPU, 1 wake, 2 intents, 1 rejected, 0 restarts")
+        stats.restarts = 1
+        XCTAssertTrue(Event(t: 0, .end(stats)).humanLine.hasSuffix(", 1 restart"))
+    }
 }
 
 /// Segment SNR: loud frames against the quiet ones between words, and whether that floor is steady.
