@@ -54,6 +54,7 @@ final class AudioFileSourceTests: XCTestCase {
             XCTAssertEqual(error.code, code, error.message, file: file, line: line)
             XCTAssertTrue(error.message.contains(path), "the message names the file", file: file, line: line)
             XCTAssertTrue(error.message.hasSuffix("."), "one sentence", file: file, line: line)
+            XCTAssertFalse(error.message.contains(".)"), "no full stop inside it: \(error.message)", file: file, line: line)
         }
     }
 

@@ -66,7 +66,7 @@ public final class AudioFileSource: AudioSource {
         }
         var info = SF_INFO()
         guard let handle = sf_open(readPath, Int32(SFM_READ), &info) else {
-            let reason = String(cString: sf_strerror(nil))
+            let reason = Self.libsndfileReason(nil)
             throw AudioInputError(.unsupported, fromInput
                 ? "The audio on standard input is not in a format libsndfile reads (\(reason)); pipe WAV or FLAC in."
                 : "'\(path)' is not a readable audio file (\(reason)); use a WAV or FLAC file.")
@@ -92,6 +92,14 @@ public final class AudioFileSource: AudioSource {
                     "Cannot resample '\(path)' from \(info.samplerate) Hz (\(String(cString: src_strerror(error)))).")
             }
         }
+    }
+
+    /// libsndfile's reason for the last failure on `file` (nil: the last `sf_open`), without the full stop its
+    /// sentences end with ("Format not recognised."), to be quoted inside one of ours.
+    static func libsndfileReason(_ file: OpaquePointer?) -> String {
+        var reason = String(cString: sf_strerror(file))
+        while reason.hasSuffix(".") { reason.removeLast() }
+        return reason
     }
 
     /// Copies standard input, to its end, into a temporary file and returns its path: libsndfile reads several
@@ -165,7 +173,7 @@ public final class AudioFileSource: AudioSource {
                 let status = sf_error(file)
                 if status != 0 && framesRead == 0 {
                     throw AudioInputError(.malformed,
-                        "\(described) could not be decoded (\(String(cString: sf_strerror(file)))); re-encode it.")
+                        "\(described) could not be decoded (\(Self.libsndfileReason(file))); re-encode it.")
                 }
                 got = 0
             }

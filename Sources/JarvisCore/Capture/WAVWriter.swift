@@ -21,7 +21,7 @@ public final class WAVWriter {
         info.channels = 1
         info.format = Int32(SF_FORMAT_WAV | SF_FORMAT_PCM_16)
         guard let handle = sf_open(path, Int32(SFM_WRITE), &info) else {
-            let reason = String(cString: sf_strerror(nil))
+            let reason = AudioFileSource.libsndfileReason(nil)
             throw OpenError(message: "Cannot write audio to '\(path)' (\(reason)); check that the folder exists and is writable.")
         }
         file = handle
