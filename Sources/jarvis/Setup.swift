@@ -142,7 +142,7 @@ extension Jarvis {
                 return
             }
             for p in problems.sorted(by: { $0.line < $1.line }) { print(p.description) }
-            FileHandle.standardError.write(Data("jarvis: \(path) has \(problems.count) problem\(problems.count == 1 ? "" : "s").\n".utf8))
+            FileHandle.standardError.write(Data("jarvis: \(path) has \(Wording.counted(problems.count, "problem")).\n".utf8))
             throw ExitCode(ExitStatus.usage)
         }
     }

@@ -97,9 +97,7 @@ public final class AudioFileSource: AudioSource {
     /// libsndfile's reason for the last failure on `file` (nil: the last `sf_open`), without the full stop its
     /// sentences end with ("Format not recognised."), to be quoted inside one of ours.
     static func libsndfileReason(_ file: OpaquePointer?) -> String {
-        var reason = String(cString: sf_strerror(file))
-        while reason.hasSuffix(".") { reason.removeLast() }
-        return reason
+        Wording.quoted(String(cString: sf_strerror(file)))
     }
 
     /// Copies standard input, to its end, into a temporary file and returns its path: libsndfile reads several

@@ -118,9 +118,6 @@ public struct Event: Sendable, Equatable {
         return .object(pairs)
     }
 
-    /// "1 wake", "3 wakes": a count and its noun, in the number the count asks for.
-    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
-
     /// One line for people reading a terminal.
     public var humanLine: String {
         let time = String(format: "%7.2fs", t)
@@ -141,7 +138,7 @@ public struct Event: Sendable, Equatable {
         case .error(let code, let message): return "\(time)  error [\(code)]: \(message)"
         case .warning(let code, let message): return "\(time)  warning [\(code)]: \(message)"
         case .end(let s):
-            return "\(time)  end: \(String(format: "%.1f", s.audioSeconds)) s audio, \(String(format: "%.2f", s.cpuSeconds)) s CPU, \(Self.counted(s.wakes, "wake")), \(Self.counted(s.intents, "intent")), \(s.rejections) rejected, \(Self.counted(s.restarts, "restart"))"
+            return "\(time)  end: \(String(format: "%.1f", s.audioSeconds)) s audio, \(String(format: "%.2f", s.cpuSeconds)) s CPU, \(Wording.counted(s.wakes, "wake")), \(Wording.counted(s.intents, "intent")), \(s.rejections) rejected, \(Wording.counted(s.restarts, "restart"))"
         case .state(let state): return "\(time)  state: \(state)"
         case .device(let name, let status, let message, let retryIn):
             let retry = retryIn.map { String(format: " (retrying in %.1f s)", $0) } ?? ""

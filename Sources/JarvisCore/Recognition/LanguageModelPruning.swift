@@ -139,7 +139,7 @@ public enum PrunedLanguageModel {
             model = try TrieLanguageModel(path: source)
         } catch {
             throw DecoderError(operation: "language model", status: -1,
-                               detail: error.description.hasSuffix(".") ? String(error.description.dropLast()) : error.description)
+                               detail: Wording.quoted(error.description))
         }
         let data = model.binary(keeping: pruning.keptEntries(of: model))
         let temporary = temporaryPath(beside: target)
