@@ -381,6 +381,17 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// and 90 ms or more under white noise.
     public var minimumLeadDuration = 0.1
     public var noisyMinimumLeadDuration = 0.08
+    /// A lead shorter than the minimum but at least this long (s) still counts when it sounds like the lead
+    /// said after a pause: the lead's words verify against the phone loop over their frames and the
+    /// `shortLeadContext` before them by at least `shortLeadMargin` (nats per frame). Some talkers say a quick
+    /// "hey" (espeak-ng's Scottish voice: 70–80 ms, its name at 1.8); a "hey" the grammar squeezes into the end
+    /// of another word has that word's sounds before it ("i asked jarvis": −1.8 and −5.5). Measured on the
+    /// real recordings' bare "jarvis" clips, whose leads of 7–9 frames are such fits: −0.63 at best; the
+    /// Scottish voice's 7–8-frame "hey" 0.19 to 0.54. nil: the minimum alone.
+    public var shortLeadDuration: Double? = 0.07
+    public var shortLeadMargin = 0.0
+    /// How much audio before a short lead its check hears (s).
+    public var shortLeadContext = 0.1
     /// Under steady noise a name-like word can fit the name well on average while one half of it does not fit
     /// at all: "davis" and "marcus" match the end of "jarvis", "charlie" its start. The noise blurs the phone
     /// loop as much as the name, so the average margin lets them through. The name's phones are split in two

@@ -501,7 +501,7 @@ public final class UtteranceRecognizer {
             let wakeFirst = wakeEnd - wakeWords.count + 1
             noteCandidate(score: score, from: words[wakeFirst], to: nameWord)
             guard !final, quietScore >= settings.earlyWakeScore,
-                  leadLastsLongEnough(words[wakeFirst...wakeEnd]),
+                  try leadLastsLongEnough(words[wakeFirst...wakeEnd]),
                   try nameOnsetHolds(nameWord),
                   nameOnsetDips(words[wakeFirst...wakeEnd]),
                   try wakeSearchConfirms(startFrame: words[wakeFirst].startFrame, endFrame: nameWord.endFrame),
@@ -757,7 +757,7 @@ public final class UtteranceRecognizer {
             let reportedEarly = earlyWake.map {
                 $0.startSample < sample(name.endFrame + 1) && $0.endSample > sample(name.startFrame)
             } ?? false
-            guard leadLastsLongEnough(phrase) else { continue }
+            guard try leadLastsLongEnough(phrase) else { continue }
             if !reportedEarly {
                 guard try nameOnsetHolds(name) else { continue }
             }
@@ -1301,20 +1301,33 @@ public final class UtteranceRecognizer {
 
     /// Whether the words of a wake phrase before its name (`phrase`: its words as decoded, the name last) last
     /// at least `minimumLeadDuration` together, counting their own frames only, not a pause before the name
-    /// (less under steady noise). A one-word phrase has no lead to check.
-    func leadLastsLongEnough(_ phrase: ArraySlice<RecognizedWord>) -> Bool {
-        guard wakeWords.count > 1 else { return true }
+    /// (less under steady noise). A shorter lead, down to `shortLeadDuration`, counts when it sounds like the
+    /// lead after a pause (`shortLeadMargin`). A one-word phrase has no lead to check.
+    func leadLastsLongEnough(_ phrase: ArraySlice<RecognizedWord>) throws(DecoderError) -> Bool {
+        guard wakeWords.count > 1, let first = phrase.first, let lastLead = phrase.dropLast().last else { return true }
         let leadFrames = phrase.dropLast().reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
         let minimum = settings.minimumLeadDuration
             + (settings.noisyMinimumLeadDuration - settings.minimumLeadDuration) * noisiness
-        // Whole frames, rounded up (less a hair, so 0.08 s is 8 frames whatever the floating-point error).
-        guard Double(leadFrames) >= (minimum * Double(PocketSphinxDecoder.framesPerSecond) - 1e-6).rounded(.up) else {
+        if leadFrames >= Self.wholeFrames(minimum) { return true }
+        if let short = settings.shortLeadDuration, leadFrames >= Self.wholeFrames(short) {
+            let context = Self.wholeFrames(settings.shortLeadContext)
+            let margin = try verify(Array(wakeWords.dropLast()), fromFrame: max(0, first.startFrame - context),
+                                    toFrame: lastLead.endFrame)
             if Self.tracing {
-                FileHandle.standardError.write(Data("wake phrase lead of \(leadFrames) frames is too short\n".utf8))
+                FileHandle.standardError.write(Data("short wake phrase lead of \(leadFrames) frames: \(margin) per frame with the \(context) frames before it (at least \(settings.shortLeadMargin))\n".utf8))
             }
-            return false
+            if margin >= settings.shortLeadMargin { return true }
         }
-        return true
+        if Self.tracing {
+            FileHandle.standardError.write(Data("wake phrase lead of \(leadFrames) frames is too short\n".utf8))
+        }
+        return false
+    }
+
+    /// `seconds` in whole frames, rounded up (less a hair, so 0.08 s is 8 frames whatever the floating-point
+    /// error).
+    private static func wholeFrames(_ seconds: Double) -> Int {
+        Int((seconds * Double(PocketSphinxDecoder.framesPerSecond) - 1e-6).rounded(.up))
     }
 
     /// Whether the name's first sound silences the low band after the word before it (`OnsetDip`), by at least
