@@ -46,6 +46,11 @@ public final class PocketSphinxDecoder {
 
     /// Whole 10 ms frames in `seconds` (rounded down).
     public static func frames(_ seconds: Double) -> Int { Int(seconds * Double(framesPerSecond)) }
+    /// Whole 10 ms frames that `seconds` needs, rounded up (less a hair, so 0.08 s is 8 frames whatever the
+    /// floating-point error): a duration a span must reach.
+    public static func framesRoundedUp(_ seconds: Double) -> Int {
+        Int((seconds * Double(framesPerSecond) - 1e-6).rounded(.up))
+    }
     private var inUtterance = false
     /// Language-model sets made by `addMixedLanguageModel` (one reference each, freed in deinit), each with the
     /// weight its interpolated model gets.

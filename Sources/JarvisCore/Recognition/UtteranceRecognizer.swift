@@ -1304,13 +1304,14 @@ public final class UtteranceRecognizer {
     /// (less under steady noise). A shorter lead, down to `shortLeadDuration`, counts when it sounds like the
     /// lead after a pause (`shortLeadMargin`). A one-word phrase has no lead to check.
     func leadLastsLongEnough(_ phrase: ArraySlice<RecognizedWord>) throws(DecoderError) -> Bool {
-        guard wakeWords.count > 1, let first = phrase.first, let lastLead = phrase.dropLast().last else { return true }
+        guard wakeWords.count > 1 else { return true }
+        guard let first = phrase.first, let lastLead = phrase.dropLast().last else { return false }
         let leadFrames = phrase.dropLast().reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
         let minimum = settings.minimumLeadDuration
             + (settings.noisyMinimumLeadDuration - settings.minimumLeadDuration) * noisiness
-        if leadFrames >= Self.wholeFrames(minimum) { return true }
-        if let short = settings.shortLeadDuration, leadFrames >= Self.wholeFrames(short) {
-            let context = Self.wholeFrames(settings.shortLeadContext)
+        if leadFrames >= PocketSphinxDecoder.framesRoundedUp(minimum) { return true }
+        if let short = settings.shortLeadDuration, leadFrames >= PocketSphinxDecoder.framesRoundedUp(short) {
+            let context = PocketSphinxDecoder.frames(settings.shortLeadContext)
             let margin = try verify(Array(wakeWords.dropLast()), fromFrame: max(0, first.startFrame - context),
                                     toFrame: lastLead.endFrame)
             if Self.tracing {
@@ -1322,12 +1323,6 @@ public final class UtteranceRecognizer {
             FileHandle.standardError.write(Data("wake phrase lead of \(leadFrames) frames is too short\n".utf8))
         }
         return false
-    }
-
-    /// `seconds` in whole frames, rounded up (less a hair, so 0.08 s is 8 frames whatever the floating-point
-    /// error).
-    private static func wholeFrames(_ seconds: Double) -> Int {
-        Int((seconds * Double(PocketSphinxDecoder.framesPerSecond) - 1e-6).rounded(.up))
     }
 
     /// Whether the name's first sound silences the low band after the word before it (`OnsetDip`), by at least
