@@ -184,8 +184,8 @@ extension GrammarGraph {
     /// The word said without the first consonant it shares with the word before it ("left" → "left_joined").
     public static func joinedWord(_ word: String) -> String { word + joinedSuffix }
 
-    /// Suffix of a grammar word said with an open vowel ("tab_open": T AA B, where American English says T AE B;
-    /// "down_open": D AA UW N; `GrammarGenerator.openVowels`).
+    /// Suffix of a grammar word said with the open vowel of British English ("tab_open": T AA B, where American
+    /// English says T AE B; `GrammarGenerator.openVowels`).
     public static let openVowelSuffix = "_open"
 
     /// The word said with an open vowel ("tab" → "tab_open").
@@ -447,21 +447,15 @@ public struct GrammarGenerator: Sendable {
     }
 
     /// The pronunciations of each of `words` with its first AE said as AA (the open "a" of British "tab", "back",
-    /// "last"), or else its first AW said as AA UW (the diphthong from an open "a", as espeak-ng's "down"
-    /// is), from `pronunciations` (each word's phones); words with neither are left out.
+    /// "last"), from `pronunciations` (each word's phones); words without an AE are left out.
     public static func openVowelPronunciations(of words: Set<String>,
                                                from pronunciations: [String: [[String]]]) -> [String: [[String]]] {
         var result: [String: [[String]]] = [:]
         for word in words {
             let opened = (pronunciations[word] ?? []).compactMap { phones -> [String]? in
+                guard let i = phones.firstIndex(of: "AE") else { return nil }
                 var open = phones
-                if let i = phones.firstIndex(of: "AE") {
-                    open[i] = "AA"
-                } else if let i = phones.firstIndex(of: "AW") {
-                    open.replaceSubrange(i...i, with: ["AA", "UW"])
-                } else {
-                    return nil
-                }
+                open[i] = "AA"
                 return open
             }
             if !opened.isEmpty { result[word] = opened }

@@ -123,15 +123,8 @@ public struct RecognizerSettings: Sendable, Equatable {
     /// (`UtteranceRecognizer.offersOpenVowels`). Measured: the voice set 75.0 → 78.3 % of intents (espeak-ng
     /// en-gb 13 → 16 of 23), non-commands rejected 139 → 141 of 150, the room set one paraphrase fewer, the dev
     /// set the same clip by clip. Offered under noise too, the open vowel drew other commands to the tab
-    /// commands: dev white15 and babble10 intents fell 74.8 / 75.7 → 73.0 / 73.0 %. "down" (2026-12-05): its AW
-    /// said as AA UW, the diphthong from an open "a", as espeak-ng says it (the grammar heard "scroll up" and the
-    /// vowels "aa uw"; the commands-only grammar's rescoring then needed the language model, which did not hear
-    /// "down" either). Measured against the build without it: dev clean
-    /// intents 96.5 → 97.4 % (espeak-ng's "page down"), seven more espeak-ng voices +5 of 161, the variant set +4
-    /// and −2 (two unsure commands, under 0.5 now), the voice set −1 (en-gb's "scroll down" at 0.85,
-    /// under the language model check's 0.9), the room set +1; the non-command, name, other-voice, request and
-    /// voice-under-noise sets the same, clip by clip. Empty: none.
-    public var openVowelWords: Set<String> = ["tab", "back", "last", "down"]
+    /// commands: dev white15 and babble10 intents fell 74.8 / 75.7 → 73.0 / 73.0 %. Empty: none.
+    public var openVowelWords: Set<String> = ["tab", "back", "last"]
     /// Model paths.
     public var model = ModelPaths.debianDefault
     /// Score the acoustic model's tied-mixture Gaussians with the SIMD scorer (`GaussianScoring`): the same
